@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kmapstack: kmap_stack records to events, through libtraceevent */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "sites.h"
+
+static const char *const ev_names[3] = { "kmap_push", "kmap_pop",
+					 "kmap_violation" };
+static const char *const field_names[DF_NR] = {
+	[DF_CALLER] = "caller",	    [DF_ADDR] = "addr",
+	[DF_PFN] = "pfn",	    [DF_DEPTH] = "depth",
+	[DF_CTX] = "ctx",	    [DF_FLAGS] = "flags",
+	[DF_KIND] = "kind",	    [DF_MAP_CALLER] = "map_caller",
+	[DF_TOP_CALLER] = "top_caller",
+};
+
+/* the fields each event must have */
+static const unsigned int needed[3] = {
+	1 << DF_CALLER | 1 << DF_ADDR | 1 << DF_PFN | 1 << DF_DEPTH |
+		1 << DF_CTX | 1 << DF_FLAGS,
+	1 << DF_CALLER | 1 << DF_ADDR | 1 << DF_PFN | 1 << DF_DEPTH |
+		1 << DF_CTX | 1 << DF_FLAGS,
+	1 << DF_KIND | 1 << DF_CALLER | 1 << DF_ADDR | 1 << DF_MAP_CALLER |
+		1 << DF_TOP_CALLER | 1 << DF_DEPTH | 1 << DF_CTX,
+};
+
+int decoder_init(struct decoder *d, struct tep_handle *tep, char *err,
+		 size_t errlen)
+{
+	int found = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->tep = tep;
+	for (int e = 0; e < 3; e++) {
+		struct tep_event *te =
+			tep_find_event_by_name(tep, "kmap_stack", ev_names[e]);
+
+		d->ev[e].id = -1;
+		if (!te)
+			continue;
+		found++;
+		d->ev[e].id = te->id;
+		for (int f = 0; f < DF_NR; f++) {
+			struct tep_format_field *ff;
+
+			ff = tep_find_field(te, field_names[f]);
+			if (!(needed[e] & (1u << f)))
+				continue;
+			if (!ff) {
+				snprintf(err, errlen,
+					 "the format of kmap_stack:%s has no "
+					 "field '%s'",
+					 ev_names[e], field_names[f]);
+				return -1;
+			}
+			if (ff->size < 1 || ff->size > 8 ||
+			    (ff->flags & TEP_FIELD_IS_ARRAY)) {
+				snprintf(err, errlen,
+					 "kmap_stack:%s field '%s' has an "
+					 "unexpected size %d",
+					 ev_names[e], field_names[f], ff->size);
+				return -1;
+			}
+			d->ev[e].f[f] = ff;
+			if (ff->offset + ff->size > d->min_size[e])
+				d->min_size[e] = ff->offset + ff->size;
+		}
+		if (!d->f_flags)
+			d->f_flags = tep_find_common_field(te, "common_flags");
+	}
+	if (!found || d->ev[0].id < 0 || d->ev[1].id < 0) {
+		snprintf(err, errlen,
+			 "no kmap_stack events in this trace (record them "
+			 "with: trace-cmd record -e kmap_stack)");
+		return -1;
+	}
+	return 0;
+}
+
+static unsigned long long rd(const struct tep_format_field *f,
+			     const void *data)
+{
+	unsigned long long v = 0;
+
+	if (!f)
+		return 0;
+	tep_read_number_field((struct tep_format_field *)f, data, &v);
+	return v;
+}
+
+static long long rd_signed(const struct tep_format_field *f,
+			   const void *data)
+{
+	unsigned long long v = rd(f, data);
+	int bits;
+
+	if (!f || f->size >= 8 || !(f->flags & TEP_FIELD_IS_SIGNED))
+		return (long long)v;
+	bits = f->size * 8;
+	if (v & (1ULL << (bits - 1)))
+		v |= ~0ULL << bits;
+	return (long long)v;
+}
+
+static int clamp_int(long long v)
+{
+	if (v > 1 << 30)
+		return 1 << 30;
+	if (v < -(1 << 30))
+		return -(1 << 30);
+	return (int)v;
+}
+
+int decoder_site(struct decoder *d, unsigned long long addr)
+{
+	size_t j;
+	const char *name;
+	unsigned long long start;
+	char buf[512];
+	int site;
+
+	if (!addr)
+		return KMS_NO_SITE;
+	if (!d->ncache || (d->used + 1) * 2 > d->ncache) {
+		size_t n = d->ncache ? d->ncache * 2 : 4096;
+		struct addr_slot *c = calloc(n, sizeof(*c));
+
+		if (!c)
+			abort();
+		for (size_t i = 0; i < d->ncache; i++) {
+			if (!d->cache[i].site)
+				continue;
+			j = (d->cache[i].addr * 0x9e3779b97f4a7c15ULL >> 20) &
+			    (n - 1);
+			while (c[j].site)
+				j = (j + 1) & (n - 1);
+			c[j] = d->cache[i];
+		}
+		free(d->cache);
+		d->cache = c;
+		d->ncache = n;
+	}
+	j = (addr * 0x9e3779b97f4a7c15ULL >> 20) & (d->ncache - 1);
+	while (d->cache[j].site) {
+		if (d->cache[j].addr == addr)
+			return d->cache[j].site - 1;
+		j = (j + 1) & (d->ncache - 1);
+	}
+	name = tep_find_function(d->tep, addr);
+	if (name) {
+		start = tep_find_function_address(d->tep, addr);
+		snprintf(buf, sizeof(buf), "%s+0x%llx", name, addr - start);
+	} else {
+		snprintf(buf, sizeof(buf), "0x%llx", addr);
+	}
+	site = sites_intern(buf, strlen(buf));
+	d->cache[j].addr = addr;
+	d->cache[j].site = site + 1;
+	d->used++;
+	return site;
+}
+
+static int flags_ctx(unsigned long long fl)
+{
+	/* TRACE_FLAG_* of include/linux/trace_events.h */
+	if (fl & 0x40)
+		return KMS_CTX_NMI;
+	if (fl & 0x08)
+		return KMS_CTX_HARDIRQ;
+	if (fl & 0x10)
+		return KMS_CTX_SOFTIRQ;
+	return KMS_CTX_TASK;
+}
+
+int decoder_decode(struct decoder *d, struct tep_record *rec,
+		   struct kms_event *ev)
+{
+	const void *data = rec->data;
+	int type, e;
+	struct dec_event *de;
+
+	if (rec->size < 8)
+		return 0;
+	type = tep_data_type(d->tep, rec);
+	if (type == d->ev[0].id)
+		e = 0;
+	else if (type == d->ev[1].id)
+		e = 1;
+	else if (type == d->ev[2].id)
+		e = 2;
+	else
+		return 0;
+	if (rec->size < d->min_size[e]) {
+		d->bad_records++;
+		return -1;
+	}
+	de = &d->ev[e];
+	memset(ev, 0, sizeof(*ev));
+	ev->type = e == 0 ? KMS_EV_PUSH : e == 1 ? KMS_EV_POP :
+						   KMS_EV_VIOLATION;
+	ev->ts = rec->ts;
+	ev->cpu = rec->cpu;
+	ev->pid = tep_data_pid(d->tep, rec);
+	ev->comm = tep_data_comm_from_pid(d->tep, ev->pid);
+	if (d->f_flags &&
+	    d->f_flags->offset + d->f_flags->size <= rec->size)
+		ev->in_ctx = flags_ctx(rd(d->f_flags, data));
+	else
+		ev->in_ctx = -1;
+	ev->caller = decoder_site(d, rd(de->f[DF_CALLER], data));
+	ev->addr = rd(de->f[DF_ADDR], data);
+	ev->depth = clamp_int(rd_signed(de->f[DF_DEPTH], data));
+	ev->ctx = (int)rd(de->f[DF_CTX], data);
+	if (e < 2) {
+		ev->pfn = rd(de->f[DF_PFN], data);
+		ev->flags = (int)rd(de->f[DF_FLAGS], data);
+		ev->map_caller = ev->top_caller = KMS_NO_SITE;
+	} else {
+		ev->kind = clamp_int(rd_signed(de->f[DF_KIND], data));
+		ev->map_caller =
+			decoder_site(d, rd(de->f[DF_MAP_CALLER], data));
+		ev->top_caller =
+			decoder_site(d, rd(de->f[DF_TOP_CALLER], data));
+	}
+	if (ev->ctx >= KMS_CTX_NR) {
+		d->bad_records++;
+		return -1;
+	}
+	return 1;
+}
+
+void decoder_free(struct decoder *d)
+{
+	free(d->cache);
+	d->cache = NULL;
+	d->ncache = d->used = 0;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmapstack: decoding of kmap_stack records with libtraceevent, shared by
+ * the trace.dat and the live inputs. Field offsets and sizes come from the
+ * event formats of the trace (or of the running kernel), never from here.
+ */
+#ifndef KMS_DECODE_H
+#define KMS_DECODE_H
+
+#include <event-parse.h>
+
+#include "kms.h"
+
+enum dec_field {
+	DF_CALLER,
+	DF_ADDR,
+	DF_PFN,
+	DF_DEPTH,
+	DF_CTX,
+	DF_FLAGS,
+	DF_KIND,
+	DF_MAP_CALLER,
+	DF_TOP_CALLER,
+	DF_NR,
+};
+
+struct dec_event {
+	int id;
+	struct tep_format_field *f[DF_NR];
+};
+
+struct addr_slot {
+	unsigned long long addr;
+	int site; /* + 1, 0 empty */
+};
+
+struct decoder {
+	struct tep_handle *tep;
+	struct dec_event ev[3]; /* push, pop, violation */
+	int min_size[3];
+	struct tep_format_field *f_flags; /* common_flags, may be NULL */
+	struct addr_slot *cache; /* address -> call site */
+	size_t ncache, used;
+	long long bad_records;
+};
+
+/*
+ * Look the kmap_stack events up in tep. Returns 0, or -1 with a message
+ * in err when the trace has none or their format lacks a field.
+ */
+int decoder_init(struct decoder *d, struct tep_handle *tep, char *err,
+		 size_t errlen);
+/* 1: ev filled, 0: not a kmap_stack record, -1: a malformed record */
+int decoder_decode(struct decoder *d, struct tep_record *rec,
+		   struct kms_event *ev);
+/* the call site of a kernel address, named as %pS prints it */
+int decoder_site(struct decoder *d, unsigned long long addr);
+void decoder_free(struct decoder *d);
+
+#endif

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kmapstack: the store of findings, bounded in detail, exact in count */
+#include <stdlib.h>
+#include <string.h>
+
+#include "findings.h"
+
+void findings_init(struct findings *f, int max)
+{
+	memset(f, 0, sizeof(*f));
+	f->max = max;
+}
+
+int findings_add(struct findings *f, int kind)
+{
+	struct finding *x;
+
+	f->total[kind]++;
+	if (f->n >= f->max) {
+		f->dropped++;
+		free(f->scratch.frames);
+		memset(&f->scratch, 0, sizeof(f->scratch));
+		f->scratch.kind = kind;
+		return -1;
+	}
+	if (f->n == f->cap) {
+		f->cap = f->cap ? f->cap * 2 : 64;
+		f->v = realloc(f->v, sizeof(*f->v) * f->cap);
+		if (!f->v)
+			abort();
+	}
+	x = &f->v[f->n];
+	memset(x, 0, sizeof(*x));
+	x->kind = kind;
+	return f->n++;
+}
+
+struct finding *findings_get(struct findings *f, int idx)
+{
+	if (idx < 0 || idx >= f->n)
+		return &f->scratch;
+	return &f->v[idx];
+}
+
+void findings_add_frame(struct findings *f, int idx, const struct frame *fr)
+{
+	struct finding *x = findings_get(f, idx);
+
+	if (idx < 0)
+		return;
+	x->frames = realloc(x->frames, sizeof(*fr) * (x->nframes + 1));
+	if (!x->frames)
+		abort();
+	x->frames[x->nframes++] = *fr;
+}
+
+struct gap *findings_add_gap(struct findings *f)
+{
+	f->total_gaps++;
+	if (f->ngaps >= f->max)
+		return NULL;
+	if (f->ngaps == f->cap_gaps) {
+		f->cap_gaps = f->cap_gaps ? f->cap_gaps * 2 : 16;
+		f->gaps = realloc(f->gaps, sizeof(*f->gaps) * f->cap_gaps);
+		if (!f->gaps)
+			abort();
+	}
+	memset(&f->gaps[f->ngaps], 0, sizeof(f->gaps[0]));
+	return &f->gaps[f->ngaps++];
+}
+
+long long findings_violations(const struct findings *f, int strict)
+{
+	long long n = 0;
+
+	for (int k = 1; k < KMS_KIND_NR; k++)
+		if (k != KMS_HELD_AT_END || strict)
+			n += f->total[k];
+	return n;
+}
+
+long long findings_held(const struct findings *f)
+{
+	return f->total[KMS_HELD_AT_END];
+}
+
+void findings_free(struct findings *f)
+{
+	for (int i = 0; i < f->n; i++)
+		free(f->v[i].frames);
+	free(f->v);
+	free(f->gaps);
+	free(f->scratch.frames);
+	memset(f, 0, sizeof(*f));
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmapstack: what the analysis found: violations (from the replay, from the
+ * kernel's kmap_violation events, or both), mappings held at the end, the
+ * gaps left by lost events and the cross-check counters.
+ */
+#ifndef KMS_FINDINGS_H
+#define KMS_FINDINGS_H
+
+#include "kms.h"
+
+#define FS_REPLAY 1
+#define FS_KERNEL 2
+
+struct frame {
+	int site;
+	unsigned long long addr;
+	unsigned long long ts; /* when it was mapped */
+	unsigned char ctx;
+	unsigned char flags;
+	unsigned char placeholder; /* mapped during lost events: unknown */
+	unsigned char marked; /* the entry the finding is about */
+};
+
+struct finding {
+	int kind;
+	int kernel_kind; /* the kernel's kind, 0 if it reported nothing */
+	int source; /* FS_* */
+	int uncertain; /* the replay had lost events on that stack */
+	int file;
+	unsigned long long ts;
+	int cpu;
+	int pid;
+	char comm[17];
+	int ctx; /* the context it was detected in */
+	int stack_ctx; /* the stack concerned */
+	unsigned long long addr;
+	int caller; /* unmapping site (or the leaking handler) */
+	int map_caller;
+	int top_caller;
+	int depth;
+	int nframes;
+	struct frame *frames; /* the stack at that moment, innermost first */
+	int nleaked;
+	const char *note; /* cross-check remark, static, may be NULL */
+};
+
+struct gap {
+	int file;
+	int cpu;
+	unsigned long long ts;
+	long long missed; /* -1: unknown */
+	int resynced_tasks;
+};
+
+struct findings {
+	int max;
+	struct finding *v;
+	int n, cap;
+	long long total[KMS_KIND_NR]; /* all, including the ones not kept */
+	long long dropped;
+	struct gap *gaps;
+	int ngaps, cap_gaps;
+	long long total_gaps;
+	long long lost_events; /* known counts */
+	long long lost_unknown; /* gaps of unknown size */
+	/* cross-check */
+	long long kernel_events;
+	long long agreed;
+	long long kernel_only;
+	long long replay_only;
+	long long kind_differs;
+	long long depth_mismatches;
+	long long suppressed; /* would-be findings on unsynchronised stacks */
+	struct finding scratch;
+};
+
+void findings_init(struct findings *f, int max);
+/* a new finding to fill in: an index, or -1 when past the limit */
+int findings_add(struct findings *f, int kind);
+struct finding *findings_get(struct findings *f, int idx);
+void findings_add_frame(struct findings *f, int idx, const struct frame *fr);
+struct gap *findings_add_gap(struct findings *f);
+/* violations that make the exit status 1 */
+long long findings_violations(const struct findings *f, int strict);
+long long findings_held(const struct findings *f);
+void findings_free(struct findings *f);
+
+#endif

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kmapstack: the log-linear histogram of hold times */
+#include <stdlib.h>
+
+#include "hist.h"
+
+int hist_index(uint64_t v)
+{
+	int msb, shift;
+
+	if (v < 2 * HIST_SUB)
+		return (int)v;
+	msb = 63 - __builtin_clzll(v);
+	shift = msb - HIST_SUB_BITS;
+	if (shift > HIST_MAX_SHIFT - 1)
+		return HIST_BUCKETS - 1;
+	return 2 * HIST_SUB + (shift - 1) * HIST_SUB +
+	       (int)((v >> shift) - HIST_SUB);
+}
+
+uint64_t hist_bucket_lo(int i)
+{
+	int shift;
+
+	if (i < 2 * HIST_SUB)
+		return (uint64_t)i;
+	shift = (i - 2 * HIST_SUB) / HIST_SUB + 1;
+	return (uint64_t)(HIST_SUB + (i - 2 * HIST_SUB) % HIST_SUB) << shift;
+}
+
+uint64_t hist_bucket_hi(int i)
+{
+	if (i >= HIST_BUCKETS - 1)
+		return UINT64_MAX;
+	return hist_bucket_lo(i + 1) - 1;
+}
+
+void hist_add(struct hist *h, uint64_t v)
+{
+	if (!h->b) {
+		h->b = calloc(HIST_BUCKETS, sizeof(*h->b));
+		if (!h->b)
+			abort();
+	}
+	if (!h->count || v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	h->count++;
+	h->sum += v;
+	h->b[hist_index(v)]++;
+}
+
+uint64_t hist_quantile(const struct hist *h, double q)
+{
+	uint64_t rank, seen = 0, v;
+	int i;
+
+	if (!h->count)
+		return 0;
+	if (q <= 0)
+		return h->min;
+	if (q >= 1)
+		return h->max;
+	/* the smallest value with at least q * count values at or below */
+	rank = (uint64_t)(q * (double)h->count);
+	if ((double)rank < q * (double)h->count)
+		rank++;
+	if (!rank)
+		rank = 1;
+	for (i = 0; i < HIST_BUCKETS; i++) {
+		seen += h->b[i];
+		if (seen >= rank)
+			break;
+	}
+	if (i >= HIST_BUCKETS)
+		return h->max;
+	v = hist_bucket_lo(i) + (hist_bucket_hi(i) - hist_bucket_lo(i)) / 2;
+	if (i == HIST_BUCKETS - 1)
+		v = h->max;
+	if (v < h->min)
+		v = h->min;
+	if (v > h->max)
+		v = h->max;
+	return v;
+}
+
+void hist_merge(struct hist *dst, const struct hist *src)
+{
+	if (!src->count)
+		return;
+	if (!dst->b) {
+		dst->b = calloc(HIST_BUCKETS, sizeof(*dst->b));
+		if (!dst->b)
+			abort();
+	}
+	if (!dst->count || src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	dst->count += src->count;
+	dst->sum += src->sum;
+	for (int i = 0; i < HIST_BUCKETS; i++)
+		dst->b[i] += src->b[i];
+}
+
+void hist_free(struct hist *h)
+{
+	free(h->b);
+	h->b = NULL;
+	h->count = 0;
+}

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kmapstack: live tracing from tracefs, through libtracefs */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "decode.h"
+#include "input.h"
+
+#define INSTANCE "kmapstack"
+
+static struct tracefs_instance *live_instance;
+static volatile sig_atomic_t live_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	live_stop = 1;
+	if (live_instance)
+		tracefs_iterate_stop(live_instance);
+}
+
+struct live_ctx {
+	struct decoder dec;
+	struct replay *r;
+	struct input_info *info;
+};
+
+static int on_record(struct tep_event *event, struct tep_record *rec,
+		     int cpu, void *data)
+{
+	struct live_ctx *c = data;
+	struct kms_event ev;
+	int ret;
+
+	(void)event;
+	if (rec->missed_events)
+		replay_lost(c->r, cpu, rec->ts,
+			    rec->missed_events > 0 ? rec->missed_events : -1);
+	ret = decoder_decode(&c->dec, rec, &ev);
+	if (ret > 0) {
+		c->info->records++;
+		replay_event(c->r, &ev);
+	} else if (ret < 0) {
+		c->info->bad_records++;
+	}
+	return live_stop;
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0, n = 0, got;
+
+	if (!fp)
+		return NULL;
+	for (;;) {
+		if (n + 65536 + 1 > cap) {
+			cap = (cap ? cap * 2 : 1 << 20) + 65536;
+			buf = realloc(buf, cap);
+			if (!buf)
+				abort();
+		}
+		got = fread(buf + n, 1, 65536, fp);
+		n += got;
+		if (got < 65536)
+			break;
+	}
+	fclose(fp);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int input_live(const struct live_opts *lo, struct replay *r,
+	       struct input_info *info, char *err, size_t errlen)
+{
+	const char *systems[] = { "kmap_stack", NULL };
+	const char *dir = lo->tracefs;
+	struct sigaction sa;
+	struct live_ctx c;
+	struct tep_handle *tep;
+	struct stat st;
+	char path[4096], why[256];
+	char *ksyms;
+	size_t klen;
+	double end;
+	int ret = -1;
+
+	memset(&c, 0, sizeof(c));
+	info->kind = INPUT_LIVE;
+	info->path = "live";
+	if (dir) {
+		if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+			snprintf(err, errlen, "%s: no tracefs there", dir);
+			return -1;
+		}
+		tracefs_set_tracing_dir((char *)dir);
+	}
+	dir = tracefs_tracing_dir();
+	if (!dir) {
+		snprintf(err, errlen,
+			 "tracefs is not mounted (mount -t tracefs nodev "
+			 "/sys/kernel/tracing)");
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/events/kmap_stack/kmap_push/format",
+		 dir);
+	if (access(path, R_OK)) {
+		snprintf(err, errlen,
+			 "%s: %s", dir,
+			 errno == EACCES ?
+				 "permission denied (run as root)" :
+				 "this kernel has no kmap_stack events "
+				 "(CONFIG_DEBUG_KMAP_STACK=y?)");
+		return -1;
+	}
+	tep_set_loglevel(TEP_LOG_NONE);
+	tep = tracefs_local_events_system(dir, systems);
+	if (!tep) {
+		snprintf(err, errlen, "%s: cannot read the kmap_stack formats",
+			 dir);
+		return -1;
+	}
+	ksyms = read_all("/proc/kallsyms", &klen);
+	if (ksyms) {
+		tep_parse_kallsyms(tep, ksyms);
+		free(ksyms);
+	}
+	if (decoder_init(&c.dec, tep, why, sizeof(why))) {
+		snprintf(err, errlen, "%s: %s", dir, why);
+		tep_free(tep);
+		return -1;
+	}
+	c.r = r;
+	c.info = info;
+	live_instance = tracefs_instance_create(INSTANCE);
+	if (!live_instance ||
+	    tracefs_event_enable(live_instance, "kmap_stack", NULL) < 0) {
+		snprintf(err, errlen,
+			 "%s: cannot enable the kmap_stack events (%s)", dir,
+			 strerror(errno));
+		goto out;
+	}
+	tracefs_trace_on(live_instance);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (lo->duration > 0) {
+		struct itimerval it;
+
+		memset(&it, 0, sizeof(it));
+		it.it_value.tv_sec = (time_t)lo->duration;
+		it.it_value.tv_usec =
+			(suseconds_t)((lo->duration - (double)(time_t)lo->duration) *
+				      1e6);
+		if (!it.it_value.tv_sec && !it.it_value.tv_usec)
+			it.it_value.tv_usec = 1;
+		sigaction(SIGALRM, &sa, NULL);
+		setitimer(ITIMER_REAL, &it, NULL);
+	}
+	fprintf(stderr, "kmapstack: tracing kmap_stack events, %s\n",
+		lo->duration > 0 ? "until the duration is over" :
+				   "Ctrl-C to stop");
+	end = lo->duration > 0 ? now() + lo->duration : 0;
+	while (!live_stop && (!end || now() < end)) {
+		tracefs_iterate_raw_events(tep, live_instance, NULL, 0,
+					   on_record, &c);
+		if (!live_stop)
+			usleep(100 * 1000);
+	}
+	/* drain what is left */
+	tracefs_event_disable(live_instance, "kmap_stack", NULL);
+	live_stop = 0;
+	tracefs_iterate_raw_events(tep, live_instance, NULL, 0, on_record,
+				   &c);
+	ret = 0;
+out:
+	if (live_instance) {
+		tracefs_event_disable(live_instance, "kmap_stack", NULL);
+		tracefs_instance_destroy(live_instance);
+		tracefs_instance_free(live_instance);
+		live_instance = NULL;
+	}
+	decoder_free(&c.dec);
+	tep_free(tep);
+	return ret;
+}

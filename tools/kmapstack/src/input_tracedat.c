@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kmapstack: trace.dat files, read through libtracecmd and libtraceevent */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <trace-cmd.h>
+
+#include "decode.h"
+#include "input.h"
+#include "progress.h"
+
+struct dat_ctx {
+	struct decoder dec;
+	struct replay *r;
+	struct input_info *info;
+	struct progress prog;
+	unsigned long long n;
+};
+
+static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
+		     int cpu, void *data)
+{
+	struct dat_ctx *c = data;
+	struct kms_event ev;
+	int ret;
+
+	(void)handle;
+	if (rec->missed_events)
+		replay_lost(c->r, cpu, rec->ts,
+			    rec->missed_events > 0 ? rec->missed_events : -1);
+	ret = decoder_decode(&c->dec, rec, &ev);
+	if (ret > 0) {
+		c->info->records++;
+		replay_event(c->r, &ev);
+	} else if (ret < 0) {
+		c->info->bad_records++;
+	}
+	if (!(++c->n & 0xffff))
+		progress_update(&c->prog, rec->offset);
+	return 0;
+}
+
+int input_tracedat(const char *path, struct replay *r,
+		   struct input_info *info, char *err, size_t errlen)
+{
+	struct tracecmd_input *handle;
+	struct dat_ctx c;
+	struct stat st;
+	char why[256];
+
+	memset(&c, 0, sizeof(c));
+	c.r = r;
+	c.info = info;
+	info->kind = INPUT_TRACEDAT;
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	tep_set_loglevel(TEP_LOG_NONE);
+	handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS |
+					     TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	if (!handle) {
+		snprintf(err, errlen,
+			 "%s: cannot read this trace.dat (truncated or "
+			 "corrupt)",
+			 path);
+		return -1;
+	}
+	tep_set_loglevel(TEP_LOG_NONE);
+	if (decoder_init(&c.dec, tracecmd_get_tep(handle), why,
+			 sizeof(why))) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		tracecmd_close(handle);
+		return -1;
+	}
+	progress_start(&c.prog, info->progress, path,
+		       stat(path, &st) ? 0 : (unsigned long long)st.st_size);
+	tracecmd_iterate_events(handle, NULL, 0, on_record, &c);
+	progress_end(&c.prog);
+	decoder_free(&c.dec);
+	tracecmd_close(handle);
+	return 0;
+}

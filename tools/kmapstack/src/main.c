@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmapstack: analyzer of the kmap_stack trace events.
+ *
+ *   kmapstack report|check|stats [options] FILE...
+ *   kmapstack live [--duration S] [options]
+ *
+ * Exit status: 0 clean, 1 violations found, 2 usage or input error.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "findings.h"
+#include "input.h"
+#include "options.h"
+#include "replay.h"
+#include "report.h"
+#include "stats.h"
+
+#define EXIT_VIOLATIONS 1
+#define EXIT_USAGE 2
+
+static const char usage_text[] =
+	"usage: kmapstack report [options] FILE...  violations, cross-check, statistics\n"
+	"       kmapstack check  [options] FILE...  quiet unless violations\n"
+	"       kmapstack stats  [options] FILE...  statistics\n"
+	"       kmapstack live   [options]          trace this machine, report at the end\n"
+	"\n"
+	"FILE is a trace.dat (trace-cmd record -e kmap_stack), or the text of\n"
+	"trace-cmd report or /sys/kernel/tracing/trace ('-' reads stdin).\n"
+	"Several files are analysed one after the other, each with its own stacks;\n"
+	"the findings and statistics are added up.\n"
+	"\n"
+	"options:\n"
+	"  --json              JSON output (docs/kmapstack-json.md)\n"
+	"  --folded            folded stacks for flame graphs: outer;inner count\n"
+	"  --svg FILE          also write depth over time and hold times as SVG\n"
+	"  -o, --output FILE   write the output to FILE\n"
+	"  --hold-threshold NS list the holds of NS nanoseconds or more\n"
+	"  --top N             longest holds to list (default 10)\n"
+	"  --max-violations N  findings to show in detail (default 1000)\n"
+	"  --strict            mappings held at the end of the trace are violations\n"
+	"  --no-progress       no progress indicator on stderr\n"
+	"  --duration S        live: stop after S seconds (default: at Ctrl-C)\n"
+	"  --tracefs DIR       live: the tracefs mount point\n"
+	"  -h, --help          this text\n"
+	"  --version           the version\n"
+	"\n"
+	"exit status: 0 clean, 1 violations found, 2 usage or input error\n";
+
+enum {
+	OPT_JSON = 256,
+	OPT_FOLDED,
+	OPT_SVG,
+	OPT_THRESHOLD,
+	OPT_TOP,
+	OPT_MAXV,
+	OPT_STRICT,
+	OPT_NOPROGRESS,
+	OPT_DURATION,
+	OPT_TRACEFS,
+	OPT_VERSION,
+};
+
+static const struct option long_opts[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "output", required_argument, NULL, 'o' },
+	{ "hold-threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "max-violations", required_argument, NULL, OPT_MAXV },
+	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "no-progress", no_argument, NULL, OPT_NOPROGRESS },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "tracefs", required_argument, NULL, OPT_TRACEFS },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+void kms_opts_default(struct kms_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->max_findings = 1000;
+	o->top = 10;
+	o->progress = isatty(STDERR_FILENO);
+}
+
+static int usage_error(const char *msg, const char *arg)
+{
+	if (arg)
+		fprintf(stderr, "kmapstack: %s: %s\n", msg, arg);
+	else
+		fprintf(stderr, "kmapstack: %s\n", msg);
+	fprintf(stderr, "Try 'kmapstack --help'.\n");
+	return EXIT_USAGE;
+}
+
+static int parse_count(const char *s, long long max, long long *v)
+{
+	char *end;
+	long long x = strtoll(s, &end, 10);
+
+	if (!*s || *end || x < 0 || x > max)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+struct cmd {
+	int mode;
+	int live;
+	int json, folded;
+	const char *svg, *output;
+	struct live_opts lo;
+	struct kms_opts o;
+};
+
+static int parse_args(int argc, char **argv, struct cmd *cmd)
+{
+	const char *sub = argv[1];
+	long long v;
+	int c;
+
+	memset(cmd, 0, sizeof(*cmd));
+	kms_opts_default(&cmd->o);
+	if (!strcmp(sub, "report"))
+		cmd->mode = MODE_REPORT;
+	else if (!strcmp(sub, "check"))
+		cmd->mode = MODE_CHECK;
+	else if (!strcmp(sub, "stats"))
+		cmd->mode = MODE_STATS;
+	else if (!strcmp(sub, "live"))
+		cmd->mode = MODE_REPORT, cmd->live = 1;
+	else
+		return usage_error("unknown command", sub);
+	optind = 2;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_JSON:
+			cmd->json = 1;
+			break;
+		case OPT_FOLDED:
+			cmd->folded = 1;
+			break;
+		case OPT_SVG:
+			cmd->svg = optarg;
+			break;
+		case 'o':
+			cmd->output = optarg;
+			break;
+		case OPT_THRESHOLD:
+			if (parse_count(optarg, 1LL << 62, &v))
+				return usage_error("bad --hold-threshold", optarg);
+			cmd->o.have_threshold = 1;
+			cmd->o.hold_threshold = (unsigned long long)v;
+			if (cmd->o.top == 10)
+				cmd->o.top = 100;
+			break;
+		case OPT_TOP:
+			if (parse_count(optarg, 1000000, &v))
+				return usage_error("bad --top", optarg);
+			cmd->o.top = (int)v;
+			break;
+		case OPT_MAXV:
+			if (parse_count(optarg, 100000000, &v))
+				return usage_error("bad --max-violations", optarg);
+			cmd->o.max_findings = (int)v;
+			break;
+		case OPT_STRICT:
+			cmd->o.strict = 1;
+			break;
+		case OPT_NOPROGRESS:
+			cmd->o.progress = 0;
+			break;
+		case OPT_DURATION: {
+			char *end;
+
+			cmd->lo.duration = strtod(optarg, &end);
+			if (!*optarg || *end || !(cmd->lo.duration > 0) ||
+			    cmd->lo.duration > 1e7)
+				return usage_error("bad --duration", optarg);
+			break;
+		}
+		case OPT_TRACEFS:
+			cmd->lo.tracefs = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(0);
+		case OPT_VERSION:
+			printf("kmapstack %s\n", KMS_VERSION);
+			exit(0);
+		default:
+			return usage_error("unknown or incomplete option",
+					   argv[optind - 1]);
+		}
+	}
+	if (cmd->json && cmd->folded)
+		return usage_error("--json and --folded exclude each other",
+				   NULL);
+	if (cmd->live && optind < argc)
+		return usage_error("live takes no file", argv[optind]);
+	if (!cmd->live && optind >= argc)
+		return usage_error("no input file", NULL);
+	if (!cmd->live && (cmd->lo.duration > 0 || cmd->lo.tracefs))
+		return usage_error("--duration and --tracefs are for live",
+				   NULL);
+	return 0;
+}
+
+static int run_input(const char *path, struct cmd *cmd, struct replay *r,
+		     struct input_info *info, char *err, size_t errlen)
+{
+	int kind;
+
+	info->path = path;
+	info->progress = cmd->o.progress;
+	if (!strcmp(path, "-")) {
+		info->path = "<stdin>";
+		return input_text("/dev/stdin", r, info, err, errlen);
+	}
+	kind = input_detect(path, err, errlen);
+	if (kind < 0)
+		return -1;
+	if (kind == INPUT_TRACEDAT)
+		return input_tracedat(path, r, info, err, errlen);
+	return input_text(path, r, info, err, errlen);
+}
+
+int main(int argc, char **argv)
+{
+	struct cmd cmd;
+	struct stats st;
+	struct findings f;
+	struct input_info *inputs;
+	struct report_ctx rc;
+	int ninputs, ret, status;
+	char err[1024];
+	FILE *out = stdout;
+
+	if (argc < 2)
+		return usage_error("no command", NULL);
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("kmapstack %s\n", KMS_VERSION);
+		return 0;
+	}
+	ret = parse_args(argc, argv, &cmd);
+	if (ret)
+		return ret;
+	ninputs = cmd.live ? 1 : argc - optind;
+	inputs = calloc((size_t)ninputs, sizeof(*inputs));
+	if (!inputs)
+		abort();
+	stats_init(&st, cmd.o.top,
+		   cmd.o.have_threshold ? cmd.o.hold_threshold : 0);
+	findings_init(&f, cmd.o.max_findings);
+	for (int i = 0; i < ninputs; i++) {
+		struct replay *r = replay_new(&st, &f, i);
+
+		if (cmd.live)
+			ret = input_live(&cmd.lo, r, &inputs[i], err,
+					 sizeof(err));
+		else
+			ret = run_input(argv[optind + i], &cmd, r, &inputs[i],
+					err, sizeof(err));
+		if (ret) {
+			fprintf(stderr, "kmapstack: %s\n", err);
+			replay_free(r);
+			return EXIT_USAGE;
+		}
+		replay_finish(r);
+		replay_free(r);
+	}
+	if (cmd.output) {
+		out = fopen(cmd.output, "w");
+		if (!out) {
+			fprintf(stderr, "kmapstack: %s: cannot write\n",
+				cmd.output);
+			return EXIT_USAGE;
+		}
+	}
+	rc.o = &cmd.o;
+	rc.st = &st;
+	rc.f = &f;
+	rc.inputs = inputs;
+	rc.ninputs = ninputs;
+	rc.mode = cmd.mode;
+	if (cmd.json)
+		report_json(out, &rc);
+	else if (cmd.folded)
+		report_folded(out, &rc);
+	else
+		report_text(out, &rc);
+	if (cmd.svg && report_svg(cmd.svg, &rc, err, sizeof(err))) {
+		fprintf(stderr, "kmapstack: %s\n", err);
+		return EXIT_USAGE;
+	}
+	if (fflush(out) || (out != stdout && fclose(out))) {
+		fprintf(stderr, "kmapstack: write error\n");
+		return EXIT_USAGE;
+	}
+	status = findings_violations(&f, cmd.o.strict) ? EXIT_VIOLATIONS : 0;
+	findings_free(&f);
+	stats_free(&st);
+	free(inputs);
+	return status;
+}

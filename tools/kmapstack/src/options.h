@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* kmapstack: the command line options that the analysis depends on */
+#ifndef KMS_OPTIONS_H
+#define KMS_OPTIONS_H
+
+struct kms_opts {
+	int max_findings; /* findings kept in detail; the rest are counted */
+	int have_threshold;
+	unsigned long long hold_threshold; /* ns */
+	int top; /* longest holds kept */
+	int strict; /* mappings held at the end of the trace are violations */
+	int progress; /* progress indicator on stderr */
+};
+
+void kms_opts_default(struct kms_opts *o);
+
+#endif

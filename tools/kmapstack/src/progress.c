@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kmapstack: the progress line */
+#include <stdio.h>
+#include <time.h>
+
+#include "progress.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void progress_start(struct progress *p, int enabled, const char *label,
+		    unsigned long long total)
+{
+	p->on = enabled && total >= PROGRESS_MIN_BYTES;
+	p->label = label;
+	p->total = total;
+	p->last = now();
+}
+
+void progress_update(struct progress *p, unsigned long long done)
+{
+	double t;
+
+	if (!p->on)
+		return;
+	t = now();
+	if (t - p->last < 0.25)
+		return;
+	p->last = t;
+	if (done > p->total)
+		done = p->total;
+	fprintf(stderr, "\rkmapstack: %s: %3d%%", p->label,
+		(int)(100.0 * (double)done / (double)p->total));
+	fflush(stderr);
+}
+
+void progress_end(struct progress *p)
+{
+	if (!p->on)
+		return;
+	fprintf(stderr, "\r\033[K");
+	fflush(stderr);
+	p->on = 0;
+}

@@ -1,0 +1,951 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kmapstack: the replay of the shadow stacks and the cross-check */
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+struct entry {
+	unsigned long long addr;
+	unsigned long long pfn;
+	unsigned long long ts;
+	int site;
+	int node;
+	unsigned char ctx;
+	unsigned char flags;
+	unsigned char placeholder;
+};
+
+struct kstack {
+	struct entry *e;
+	int n, cap;
+	int unsynced;
+	int overflow; /* mappings the kernel could not record */
+	int gap; /* the gap that unsynchronised it, -1 none */
+};
+
+struct task {
+	int key;
+	int pid;
+	struct kstack st;
+	int last_cpu;
+	unsigned int gap_gen;
+	unsigned long long last_ts;
+	char comm[17];
+};
+
+/* a kmap_violation event waiting for the kmap_pop that it reports */
+struct pending {
+	int kind;
+	int caller, map_caller, top_caller;
+	unsigned long long addr, ts;
+	int depth, ctx, pid;
+	char comm[17];
+};
+
+#define MAX_PENDING 8
+
+struct cpu {
+	int seen;
+	struct kstack irq[KMS_CTX_NR]; /* [0] unused */
+	unsigned int gap_gen;
+	unsigned long long gap_ts;
+	int gap; /* its last gap, index in findings, -1 none */
+	/* the leak being reported by consecutive forced pops */
+	int leak_active, leak_idx, leak_ctx, leak_key;
+	struct pending pend[MAX_PENDING];
+	int npend;
+	struct task *last_task;
+};
+
+struct replay {
+	struct stats *st;
+	struct findings *f;
+	int file;
+	struct cpu *cpus;
+	int ncpus;
+	struct task **tasks; /* open addressing on key */
+	int nslots, ntasks;
+	int any_gap;
+};
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+static void stack_init(struct kstack *s)
+{
+	memset(s, 0, sizeof(*s));
+	/* nothing is known of what happened before the trace */
+	s->unsynced = 1;
+	s->gap = -1;
+}
+
+static struct cpu *get_cpu(struct replay *r, int cpu)
+{
+	if (cpu >= r->ncpus) {
+		int n = cpu + 1;
+
+		r->cpus = xrealloc(r->cpus, sizeof(*r->cpus) * n);
+		for (int i = r->ncpus; i < n; i++) {
+			struct cpu *c = &r->cpus[i];
+
+			memset(c, 0, sizeof(*c));
+			for (int x = 0; x < KMS_CTX_NR; x++)
+				stack_init(&c->irq[x]);
+			c->gap = -1;
+		}
+		r->ncpus = n;
+	}
+	return &r->cpus[cpu];
+}
+
+static unsigned int hash_key(int key)
+{
+	return ((unsigned int)key * 2654435761u) >> 7;
+}
+
+static void tasks_grow(struct replay *r)
+{
+	int n = r->nslots ? r->nslots * 2 : 1024;
+	struct task **t = calloc(n, sizeof(*t));
+
+	if (!t)
+		abort();
+	for (int i = 0; i < r->nslots; i++) {
+		struct task *x = r->tasks[i];
+		unsigned int j;
+
+		if (!x)
+			continue;
+		j = hash_key(x->key) & (n - 1);
+		while (t[j])
+			j = (j + 1) & (n - 1);
+		t[j] = x;
+	}
+	free(r->tasks);
+	r->tasks = t;
+	r->nslots = n;
+}
+
+/* idle tasks all have pid 0: one per CPU */
+static int task_key(int pid, int cpu)
+{
+	return pid > 0 ? pid : -(cpu + 1);
+}
+
+static struct task *get_task(struct replay *r, int pid, int cpu,
+			     const char *comm, int *created)
+{
+	int key = task_key(pid, cpu);
+	unsigned int j;
+	struct task *t;
+
+	*created = 0;
+	if ((r->ntasks + 1) * 2 > r->nslots)
+		tasks_grow(r);
+	j = hash_key(key) & (r->nslots - 1);
+	while ((t = r->tasks[j])) {
+		if (t->key == key) {
+			if (comm && comm[0] && strcmp(t->comm, comm))
+				strncpy(t->comm, comm, sizeof(t->comm) - 1);
+			return t;
+		}
+		j = (j + 1) & (r->nslots - 1);
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		abort();
+	t->key = key;
+	t->pid = pid;
+	t->last_cpu = -1;
+	stack_init(&t->st);
+	if (comm)
+		strncpy(t->comm, comm, sizeof(t->comm) - 1);
+	r->tasks[j] = t;
+	r->ntasks++;
+	*created = 1;
+	return t;
+}
+
+struct replay *replay_new(struct stats *st, struct findings *f, int file)
+{
+	struct replay *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		abort();
+	r->st = st;
+	r->f = f;
+	r->file = file;
+	return r;
+}
+
+static void stack_push(struct kstack *s, const struct entry *e)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 8;
+		s->e = xrealloc(s->e, sizeof(*s->e) * s->cap);
+	}
+	s->e[s->n++] = *e;
+}
+
+static void stack_remove(struct kstack *s, int i)
+{
+	memmove(&s->e[i], &s->e[i + 1], sizeof(*s->e) * (s->n - i - 1));
+	s->n--;
+}
+
+/* the index of addr in s, searching from the top; -1 if absent */
+static int stack_find(const struct kstack *s, unsigned long long addr)
+{
+	for (int i = s->n - 1; i >= 0; i--)
+		if (s->e[i].addr == addr && !s->e[i].placeholder)
+			return i;
+	return -1;
+}
+
+static int stack_real_entries(const struct kstack *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->n; i++)
+		n += !s->e[i].placeholder;
+	return n;
+}
+
+#define MAX_RESYNC_DEPTH 4096
+
+/*
+ * Make an unsynchronised stack as deep as the kernel says: entries popped
+ * while events were lost go from the top, entries pushed while events were
+ * lost become placeholders at the bottom. Empty, it is synchronised again.
+ */
+static void stack_resync(struct kstack *s, int want)
+{
+	if (want < 0)
+		want = 0;
+	if (want > MAX_RESYNC_DEPTH)
+		want = MAX_RESYNC_DEPTH;
+	if (s->n > want)
+		s->n = want;
+	if (s->n < want) {
+		int add = want - s->n;
+
+		if (want > s->cap) {
+			s->cap = want;
+			s->e = xrealloc(s->e, sizeof(*s->e) * s->cap);
+		}
+		memmove(&s->e[add], &s->e[0], sizeof(*s->e) * s->n);
+		for (int i = 0; i < add; i++) {
+			memset(&s->e[i], 0, sizeof(s->e[i]));
+			s->e[i].placeholder = 1;
+			s->e[i].site = KMS_NO_SITE;
+		}
+		s->n = want;
+	}
+	if (!s->n) {
+		s->unsynced = 0;
+		s->gap = -1;
+	}
+}
+
+static void stack_unsync(struct replay *r, struct kstack *s, int gap)
+{
+	if (s->unsynced)
+		return;
+	s->unsynced = 1;
+	s->gap = gap;
+	if (gap >= 0 && gap < r->f->ngaps)
+		r->f->gaps[gap].resynced_tasks++;
+}
+
+/* the stack of context ctx as seen from an event of task t on CPU c */
+static struct kstack *stack_of(struct task *t, struct cpu *c, int ctx)
+{
+	if (ctx <= KMS_CTX_TASK)
+		return &t->st;
+	return &c->irq[ctx];
+}
+
+static void frame_of(struct frame *fr, const struct entry *e)
+{
+	memset(fr, 0, sizeof(*fr));
+	fr->site = e->placeholder ? KMS_NO_SITE : e->site;
+	fr->addr = e->addr;
+	fr->ts = e->ts;
+	fr->ctx = e->ctx;
+	fr->flags = e->flags;
+	fr->placeholder = e->placeholder;
+}
+
+/* the stacks of ctx and below, innermost first, marking one entry */
+static void snapshot(struct replay *r, int idx, struct task *t,
+		     struct cpu *c, int ctx, const struct kstack *mark_st,
+		     int mark)
+{
+	struct finding *x = findings_get(r->f, idx);
+	int first = 1;
+
+	if (idx < 0)
+		return;
+	for (int k = ctx; k >= 0; k--) {
+		struct kstack *s = stack_of(t, c, k);
+
+		for (int i = s->n - 1; i >= 0; i--) {
+			struct frame fr;
+
+			frame_of(&fr, &s->e[i]);
+			fr.ctx = (unsigned char)k;
+			fr.marked = (s == mark_st && i == mark);
+			if (first && !fr.placeholder)
+				x->top_caller = fr.site;
+			first = 0;
+			findings_add_frame(r->f, idx, &fr);
+		}
+	}
+}
+
+static int new_finding(struct replay *r, int kind, int source,
+		       const struct kms_event *ev, struct task *t, int ctx,
+		       int stack_ctx)
+{
+	int idx = findings_add(r->f, kind);
+	struct finding *x = findings_get(r->f, idx);
+
+	x->source = source;
+	x->file = r->file;
+	x->ts = ev->ts;
+	x->cpu = ev->cpu;
+	x->pid = t ? t->pid : ev->pid;
+	if (t)
+		memcpy(x->comm, t->comm, sizeof(x->comm));
+	x->ctx = ctx;
+	x->stack_ctx = stack_ctx;
+	x->addr = ev->addr;
+	x->caller = ev->caller;
+	x->map_caller = KMS_NO_SITE;
+	x->top_caller = KMS_NO_SITE;
+	x->depth = -1;
+	return idx;
+}
+
+static void record_hold(struct replay *r, const struct entry *e,
+			const struct kms_event *ev, struct task *t)
+{
+	struct hold_rec h;
+
+	if (e->placeholder || ev->ts < e->ts)
+		return;
+	memset(&h, 0, sizeof(h));
+	h.ns = ev->ts - e->ts;
+	h.map_site = e->site;
+	h.unmap_site = ev->caller;
+	h.ts = e->ts;
+	h.cpu = ev->cpu;
+	h.pid = t->pid;
+	memcpy(h.comm, t->comm, sizeof(h.comm));
+	h.ctx = e->ctx;
+	h.file = r->file;
+	stats_hold(r->st, &h);
+}
+
+static int nesting(struct task *t, struct cpu *c)
+{
+	int n = t->st.n;
+
+	for (int k = 1; k < KMS_CTX_NR; k++)
+		n += c->irq[k].n;
+	return n;
+}
+
+static int replay_leak_kind(int ctx)
+{
+	switch (ctx) {
+	case KMS_CTX_HARDIRQ:
+		return KMS_LEAK_HARDIRQ;
+	case KMS_CTX_SOFTIRQ:
+		return KMS_LEAK_SOFTIRQ;
+	case KMS_CTX_NMI:
+		return KMS_LEAK_NMI;
+	default:
+		return KMS_LEAK_TASK;
+	}
+}
+
+static int pending_take(struct cpu *c, int leak)
+{
+	for (int i = 0; i < c->npend; i++)
+		if (kms_kind_is_leak(c->pend[i].kind) == leak)
+			return i;
+	return -1;
+}
+
+static void pending_remove(struct cpu *c, int i)
+{
+	memmove(&c->pend[i], &c->pend[i + 1],
+		sizeof(c->pend[0]) * (c->npend - i - 1));
+	c->npend--;
+}
+
+/* a kernel report that the replay has no finding for */
+static void kernel_only(struct replay *r, struct cpu *c, int cpu,
+			const struct pending *p, struct task *t,
+			int unsynced)
+{
+	struct kms_event ev;
+	int idx;
+	struct finding *x;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.ts = p->ts;
+	ev.cpu = cpu;
+	ev.pid = p->pid;
+	ev.addr = p->addr;
+	ev.caller = p->caller;
+	idx = new_finding(r, p->kind, FS_KERNEL, &ev, NULL, p->ctx,
+			  kms_kind_is_leak(p->kind) ?
+				  kms_leak_kind_ctx(p->kind) :
+				  p->ctx);
+	x = findings_get(r->f, idx);
+	memcpy(x->comm, p->comm, sizeof(x->comm));
+	x->kernel_kind = p->kind;
+	x->map_caller = p->map_caller;
+	x->depth = p->depth;
+	if (t)
+		snapshot(r, idx, t, c, p->ctx, NULL, -1);
+	x->top_caller = p->top_caller;
+	if (unsynced) {
+		x->uncertain = 1;
+		x->note = "the replay had not synchronised this stack (start "
+			  "of trace or lost events)";
+	} else {
+		r->f->kernel_only++;
+		x->note = "kernel only: the replay found no violation here";
+	}
+}
+
+static void flush_pending(struct replay *r, struct cpu *c, int cpu,
+			  int only_leaks, struct task *t)
+{
+	for (int i = 0; i < c->npend;) {
+		if (only_leaks && !kms_kind_is_leak(c->pend[i].kind)) {
+			i++;
+			continue;
+		}
+		struct pending p = c->pend[i];
+		int uns = c->gap >= 0 && c->gap_ts >= p.ts;
+
+		if (t) {
+			struct kstack *s =
+				kms_kind_is_leak(p.kind) ?
+					stack_of(t, c,
+						 kms_leak_kind_ctx(p.kind)) :
+					stack_of(t, c, p.ctx);
+			uns |= s->unsynced;
+		}
+		pending_remove(c, i);
+		kernel_only(r, c, cpu, &p, t, uns);
+	}
+}
+
+/* match the replay's finding (or none) with the kernel's report (or none) */
+static void cross_check(struct replay *r, struct cpu *c, int cpu, int idx,
+			int have_finding, struct task *t, int unsynced)
+{
+	int k = pending_take(c, 0);
+	struct finding *x = findings_get(r->f, idx);
+	struct pending p;
+
+	if (k < 0) {
+		if (have_finding) {
+			r->f->replay_only++;
+			x->note = "replay only: no kmap_violation event";
+		}
+		return;
+	}
+	p = c->pend[k];
+	pending_remove(c, k);
+	if (!have_finding) {
+		kernel_only(r, c, cpu, &p, t, unsynced);
+		return;
+	}
+	x->source |= FS_KERNEL;
+	x->kernel_kind = p.kind;
+	if (p.kind == x->kind) {
+		r->f->agreed++;
+	} else {
+		r->f->kind_differs++;
+		x->note = "the kernel reported another kind";
+	}
+}
+
+/* interrupt stacks still full when the CPU runs a lower context again */
+static void check_lower(struct replay *r, const struct kms_event *ev,
+			struct task *t, struct cpu *c, int cur)
+{
+	for (int k = KMS_CTX_NR - 1; k > cur; k--) {
+		struct kstack *s = &c->irq[k];
+		int idx;
+
+		if (!s->n)
+			continue;
+		if (s->unsynced) {
+			if (stack_real_entries(s))
+				r->f->suppressed++;
+			s->n = 0;
+			stack_resync(s, 0);
+			continue;
+		}
+		idx = new_finding(r, replay_leak_kind(k), FS_REPLAY, ev, t, k,
+				  k);
+		findings_get(r->f, idx)->addr = s->e[0].addr;
+		findings_get(r->f, idx)->map_caller = s->e[0].site;
+		findings_get(r->f, idx)->caller = KMS_NO_SITE;
+		findings_get(r->f, idx)->nleaked = s->n;
+		findings_get(r->f, idx)->depth = s->n;
+		snapshot(r, idx, t, c, k, s, 0);
+		r->f->replay_only++;
+		findings_get(r->f, idx)->note =
+			"replay only: the interrupt context ended holding "
+			"mappings, without kmap_violation event or forced pop";
+		s->n = 0;
+	}
+}
+
+static void check_depth(struct replay *r, struct kstack *s, int depth)
+{
+	if (s->unsynced) {
+		stack_resync(s, depth);
+		return;
+	}
+	if (s->n == depth)
+		return;
+	r->f->depth_mismatches++;
+	s->unsynced = 1;
+	stack_resync(s, depth);
+}
+
+static void do_push(struct replay *r, const struct kms_event *ev,
+		    struct task *t, struct cpu *c)
+{
+	struct kstack *s = stack_of(t, c, ev->ctx);
+	struct entry e;
+	int parent;
+
+	if (s->unsynced)
+		stack_resync(s, ev->depth - 1);
+	parent = s->n ? s->e[s->n - 1].node : 0;
+	memset(&e, 0, sizeof(e));
+	e.addr = ev->addr;
+	e.pfn = ev->pfn;
+	e.ts = ev->ts;
+	e.site = ev->caller;
+	e.ctx = (unsigned char)ev->ctx;
+	e.flags = (unsigned char)ev->flags;
+	e.node = stats_push(r->st, ev->cpu, ev->caller,
+			    ev->flags & KMS_F_ATOMIC, s->n + 1, parent);
+	stack_push(s, &e);
+	check_depth(r, s, ev->depth);
+}
+
+static void do_forced_pop(struct replay *r, const struct kms_event *ev,
+			  struct task *t, struct cpu *c)
+{
+	struct kstack *s = stack_of(t, c, ev->ctx);
+	int i = stack_find(s, ev->addr);
+	int k = pending_take(c, 1);
+	int key = ev->ctx ? -1000000 - ev->cpu : t->key;
+	struct entry e;
+	struct frame fr;
+	struct finding *x;
+
+	memset(&e, 0, sizeof(e));
+	if (i >= 0) {
+		e = s->e[i];
+		record_hold(r, &e, ev, t);
+		stack_remove(s, i);
+	} else {
+		e.addr = ev->addr;
+		e.pfn = ev->pfn;
+		e.ctx = (unsigned char)ev->ctx;
+		e.site = KMS_NO_SITE;
+		e.placeholder = 1;
+	}
+	frame_of(&fr, &e);
+	fr.marked = 1;
+	if (k < 0 && c->leak_active && c->leak_ctx == ev->ctx &&
+	    c->leak_key == key) {
+		x = findings_get(r->f, c->leak_idx);
+		x->nleaked++;
+		findings_add_frame(r->f, c->leak_idx, &fr);
+	} else {
+		int kind = replay_leak_kind(ev->ctx);
+		struct pending p = { 0 };
+
+		if (k >= 0) {
+			p = c->pend[k];
+			pending_remove(c, k);
+			if (kms_leak_kind_ctx(p.kind) == ev->ctx)
+				kind = p.kind;
+		}
+		c->leak_idx = new_finding(r, kind, FS_REPLAY, ev, t, ev->ctx,
+					  ev->ctx);
+		x = findings_get(r->f, c->leak_idx);
+		x->map_caller = e.site;
+		x->nleaked = 1;
+		x->depth = s->n + 1;
+		findings_add_frame(r->f, c->leak_idx, &fr);
+		if (k >= 0) {
+			x->source |= FS_KERNEL;
+			x->kernel_kind = p.kind;
+			x->caller = p.caller;
+			x->depth = p.depth;
+			if (kms_leak_kind_ctx(p.kind) == ev->ctx) {
+				r->f->agreed++;
+			} else {
+				r->f->kind_differs++;
+				x->note = "the kernel reported a leak of "
+					  "another context";
+			}
+		} else if (!s->unsynced) {
+			r->f->replay_only++;
+			x->note = "forced pop without kmap_violation event";
+		}
+		if (i < 0 && !s->unsynced && !x->note)
+			x->note = "the leaked mapping was not seen by the "
+				  "replay";
+		if (s->unsynced)
+			x->uncertain = 1;
+		c->leak_active = 1;
+		c->leak_ctx = ev->ctx;
+		c->leak_key = key;
+	}
+	check_depth(r, s, ev->depth);
+}
+
+static void do_pop(struct replay *r, const struct kms_event *ev,
+		   struct task *t, struct cpu *c, int cur)
+{
+	struct kstack *s = stack_of(t, c, cur);
+	struct kstack *from = s;
+	int i = stack_find(s, ev->addr), idx = -1, have = 0, unsynced;
+	struct entry e;
+
+	unsynced = s->unsynced;
+	if (i >= 0 && i == s->n - 1) {
+		/* the normal case */
+		record_hold(r, &s->e[i], ev, t);
+		stack_remove(s, i);
+		cross_check(r, c, ev->cpu, -1, 0, t, unsynced);
+		check_depth(r, s, ev->depth);
+		return;
+	}
+	if (i >= 0) {
+		if (s->unsynced)
+			r->f->suppressed++;
+		if (!s->unsynced) {
+			idx = new_finding(r, KMS_MISMATCH, FS_REPLAY, ev, t,
+					  cur, cur);
+			findings_get(r->f, idx)->map_caller = s->e[i].site;
+			findings_get(r->f, idx)->depth = s->n;
+			snapshot(r, idx, t, c, cur, s, i);
+			have = 1;
+		}
+		e = s->e[i];
+		record_hold(r, &e, ev, t);
+		stack_remove(s, i);
+		cross_check(r, c, ev->cpu, idx, have, t, unsynced);
+		check_depth(r, s, ev->depth);
+		return;
+	}
+	/* on the stack of a context that this one interrupted? */
+	for (int k = cur - 1; k >= 0; k--) {
+		struct kstack *low = stack_of(t, c, k);
+		int j = stack_find(low, ev->addr);
+
+		unsynced |= low->unsynced;
+		if (j < 0)
+			continue;
+		if (!s->unsynced && !low->unsynced) {
+			idx = new_finding(r, KMS_CROSS_CONTEXT, FS_REPLAY, ev,
+					  t, cur, k);
+			findings_get(r->f, idx)->map_caller = low->e[j].site;
+			findings_get(r->f, idx)->depth = low->n;
+			snapshot(r, idx, t, c, cur, low, j);
+			have = 1;
+		} else {
+			r->f->suppressed++;
+		}
+		e = low->e[j];
+		record_hold(r, &e, ev, t);
+		stack_remove(low, j);
+		from = low;
+		cross_check(r, c, ev->cpu, idx, have, t, unsynced);
+		check_depth(r, from, ev->depth);
+		return;
+	}
+	/* on no stack */
+	if (s->overflow > 0) {
+		/* the kernel could not record it, and does not check it */
+		s->overflow--;
+		cross_check(r, c, ev->cpu, -1, 0, t, 1);
+		return;
+	}
+	if (unsynced) {
+		/* mapped while events were lost */
+		for (int j = s->n - 1; j >= 0; j--) {
+			if (s->e[j].placeholder) {
+				stack_remove(s, j);
+				break;
+			}
+		}
+		r->f->suppressed++;
+		cross_check(r, c, ev->cpu, -1, 0, t, 1);
+		check_depth(r, s, ev->depth);
+		return;
+	}
+	idx = new_finding(r, KMS_UNKNOWN, FS_REPLAY, ev, t, cur, cur);
+	findings_get(r->f, idx)->depth = s->n;
+	snapshot(r, idx, t, c, cur, NULL, -1);
+	cross_check(r, c, ev->cpu, idx, 1, t, 0);
+	check_depth(r, s, ev->depth);
+}
+
+static void do_violation(struct replay *r, const struct kms_event *ev,
+			 struct task *t, struct cpu *c)
+{
+	struct pending *p;
+
+	r->st->kernel_violations++;
+	r->f->kernel_events++;
+	if (ev->kind < 1 || ev->kind > KMS_ABI_KIND_MAX)
+		return;
+	if (ev->kind == KMS_OVERFLOW) {
+		struct kstack *s = stack_of(t, c, ev->ctx);
+		int idx = new_finding(r, KMS_OVERFLOW, FS_KERNEL, ev, t,
+				      ev->ctx, ev->ctx);
+		struct finding *x = findings_get(r->f, idx);
+
+		x->kernel_kind = KMS_OVERFLOW;
+		x->map_caller = ev->map_caller;
+		x->depth = ev->depth;
+		snapshot(r, idx, t, c, ev->ctx, NULL, -1);
+		x->top_caller = ev->top_caller;
+		x->note = "reported by the kernel only: the replay has no "
+			  "depth limit";
+		s->overflow++;
+		return;
+	}
+	if (c->npend == MAX_PENDING)
+		flush_pending(r, c, ev->cpu, 0, t);
+	p = &c->pend[c->npend++];
+	memset(p, 0, sizeof(*p));
+	p->kind = ev->kind;
+	p->caller = ev->caller;
+	p->map_caller = ev->map_caller;
+	p->top_caller = ev->top_caller;
+	p->addr = ev->addr;
+	p->ts = ev->ts;
+	p->depth = ev->depth;
+	p->ctx = ev->ctx;
+	p->pid = ev->pid;
+	memcpy(p->comm, t->comm, sizeof(p->comm));
+}
+
+/* has the task run where events were lost since we last saw it? */
+static void task_touch(struct replay *r, struct task *t, struct cpu *c,
+		       int created)
+{
+	if (created) {
+		if (r->any_gap)
+			stack_unsync(r, &t->st, c->gap);
+		return;
+	}
+	if (t->last_cpu >= 0 && t->last_cpu < r->ncpus) {
+		struct cpu *last = &r->cpus[t->last_cpu];
+
+		if (last->gap_gen != t->gap_gen)
+			stack_unsync(r, &t->st, last->gap);
+		else if (last != c && c->gap >= 0 && c->gap_ts > t->last_ts)
+			stack_unsync(r, &t->st, c->gap);
+	}
+}
+
+void replay_event(struct replay *r, const struct kms_event *ev)
+{
+	struct cpu *c;
+	struct task *t;
+	int created, cur, forced;
+
+	if (ev->cpu < 0 || ev->cpu >= REPLAY_MAX_CPUS || ev->ctx < 0 ||
+	    ev->ctx >= KMS_CTX_NR)
+		return;
+	c = get_cpu(r, ev->cpu);
+	c->seen = 1;
+	t = get_task(r, ev->pid, ev->cpu, ev->comm, &created);
+	task_touch(r, t, c, created);
+	r->st->events++;
+
+	if (ev->type == KMS_EV_VIOLATION) {
+		do_violation(r, ev, t, c);
+		goto out;
+	}
+	forced = ev->type == KMS_EV_POP && (ev->flags & KMS_F_FORCED);
+	if (ev->type == KMS_EV_PUSH || forced || ev->in_ctx < 0 ||
+	    ev->in_ctx >= KMS_CTX_NR)
+		cur = ev->ctx;
+	else
+		cur = ev->in_ctx;
+	if (!forced) {
+		c->leak_active = 0;
+		flush_pending(r, c, ev->cpu, 1, t);
+		/* a pop's ctx is the stack, not the context, without flags */
+		if (ev->type == KMS_EV_PUSH || cur == ev->in_ctx)
+			check_lower(r, ev, t, c, cur);
+	}
+	if (ev->type == KMS_EV_PUSH) {
+		r->st->pushes++;
+		flush_pending(r, c, ev->cpu, 0, t);
+		do_push(r, ev, t, c);
+	} else {
+		r->st->pops++;
+		if (forced)
+			do_forced_pop(r, ev, t, c);
+		else
+			do_pop(r, ev, t, c, cur);
+	}
+	stats_nesting(r->st, ev->cpu, ev->ts, nesting(t, c));
+out:
+	c->last_task = t;
+	t->last_cpu = ev->cpu;
+	t->gap_gen = c->gap_gen;
+	t->last_ts = ev->ts;
+}
+
+void replay_lost(struct replay *r, int cpu, unsigned long long ts,
+		 long long missed)
+{
+	struct cpu *c;
+	struct gap *g;
+
+	if (cpu < 0 || cpu >= REPLAY_MAX_CPUS)
+		return;
+	c = get_cpu(r, cpu);
+	g = findings_add_gap(r->f);
+	if (g) {
+		g->file = r->file;
+		g->cpu = cpu;
+		g->ts = ts;
+		g->missed = missed;
+	}
+	if (missed >= 0)
+		r->f->lost_events += missed;
+	else
+		r->f->lost_unknown++;
+	c->gap_gen++;
+	c->gap_ts = ts;
+	c->gap = g ? (int)(g - r->f->gaps) : -1;
+	r->any_gap = 1;
+	c->leak_active = 0;
+	/* what was waiting for its pop may have lost it */
+	for (int i = 0; i < c->npend; i++) {
+		struct pending p = c->pend[i];
+
+		kernel_only(r, c, cpu, &p, NULL, 1);
+	}
+	c->npend = 0;
+	for (int k = 1; k < KMS_CTX_NR; k++)
+		stack_unsync(r, &c->irq[k], c->gap);
+}
+
+static void held_at_end(struct replay *r, struct task *t, struct cpu *c,
+			struct kstack *s, int ctx, int cpu)
+{
+	struct kms_event ev;
+	struct finding *x;
+	int idx, top = -1;
+
+	for (int i = s->n - 1; i >= 0; i--) {
+		if (!s->e[i].placeholder) {
+			top = i;
+			break;
+		}
+	}
+	if (top < 0)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.ts = t ? t->last_ts : 0;
+	ev.cpu = cpu;
+	ev.pid = t ? t->pid : -1;
+	ev.addr = s->e[top].addr;
+	ev.caller = KMS_NO_SITE;
+	idx = new_finding(r, KMS_HELD_AT_END, FS_REPLAY, &ev, t, ctx, ctx);
+	x = findings_get(r->f, idx);
+	x->map_caller = s->e[top].site;
+	x->depth = s->n;
+	x->nleaked = stack_real_entries(s);
+	(void)c;
+	for (int i = s->n - 1; i >= 0; i--) {
+		struct frame fr;
+
+		frame_of(&fr, &s->e[i]);
+		findings_add_frame(r->f, idx, &fr);
+	}
+	x->top_caller = s->e[top].site;
+	if (s->unsynced) {
+		x->uncertain = 1;
+		x->note = "the replay lost events of this stack";
+	}
+}
+
+void replay_finish(struct replay *r)
+{
+	for (int cpu = 0; cpu < r->ncpus; cpu++) {
+		struct cpu *c = &r->cpus[cpu];
+
+		flush_pending(r, c, cpu, 0, NULL);
+	}
+	for (int i = 0; i < r->nslots; i++) {
+		struct task *t = r->tasks[i];
+
+		if (!t || !t->st.n)
+			continue;
+		if (t->last_cpu >= 0 && t->last_cpu < r->ncpus &&
+		    r->cpus[t->last_cpu].gap_gen != t->gap_gen)
+			t->st.unsynced = 1;
+		held_at_end(r, t, get_cpu(r, t->last_cpu < 0 ? 0 : t->last_cpu),
+			    &t->st, KMS_CTX_TASK,
+			    t->last_cpu < 0 ? 0 : t->last_cpu);
+	}
+	for (int cpu = 0; cpu < r->ncpus; cpu++) {
+		struct cpu *c = &r->cpus[cpu];
+
+		for (int k = 1; k < KMS_CTX_NR; k++) {
+			if (c->irq[k].n)
+				held_at_end(r, c->last_task, c, &c->irq[k], k,
+					    cpu);
+		}
+	}
+}
+
+void replay_free(struct replay *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < r->nslots; i++) {
+		if (r->tasks[i]) {
+			free(r->tasks[i]->st.e);
+			free(r->tasks[i]);
+		}
+	}
+	free(r->tasks);
+	for (int i = 0; i < r->ncpus; i++)
+		for (int k = 0; k < KMS_CTX_NR; k++)
+			free(r->cpus[i].irq[k].e);
+	free(r->cpus);
+	free(r);
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* kmapstack: the outputs: text, JSON, folded stacks, SVG */
+#ifndef KMS_REPORT_H
+#define KMS_REPORT_H
+
+#include <stdio.h>
+
+#include "findings.h"
+#include "input.h"
+#include "options.h"
+#include "stats.h"
+
+enum report_mode {
+	MODE_REPORT, /* violations, cross-check, gaps, statistics */
+	MODE_CHECK, /* violations only, nothing when clean */
+	MODE_STATS, /* statistics */
+};
+
+struct report_ctx {
+	const struct kms_opts *o;
+	struct stats *st;
+	struct findings *f;
+	struct input_info *inputs;
+	int ninputs;
+	int mode;
+};
+
+void report_text(FILE *out, struct report_ctx *rc);
+void report_json(FILE *out, struct report_ctx *rc);
+void report_folded(FILE *out, struct report_ctx *rc);
+int report_svg(const char *path, struct report_ctx *rc, char *err,
+	       size_t errlen);
+
+/* helpers shared by the outputs (report_util.c) */
+const char *report_kind_text(int kind);
+const char *report_source(int source);
+/* sites with maps, sorted by maps (descending), then name */
+int *report_sorted_sites(struct stats *st, int *n);
+int report_is_violation(const struct finding *x, int strict);
+
+#endif

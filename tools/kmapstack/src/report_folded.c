@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmapstack: folded stacks for flame graph tools: one line per nesting
+ * path, outermost call site first, and the number of maps made with
+ * exactly that path:  "outer_fn+0x10;inner_fn+0x24 42"
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "sites.h"
+
+/* ';' separates frames and ' ' ends them: neither may be in a name */
+static void name(FILE *out, int site)
+{
+	for (const char *s = sites_name(site); *s; s++)
+		fputc(*s == ';' || *s == ' ' ? '_' : *s, out);
+}
+
+void report_folded(FILE *out, struct report_ctx *rc)
+{
+	struct stats *st = rc->st;
+	int *path = NULL, cap = 0;
+
+	for (int i = 1; i < st->t_n; i++) {
+		int n = 0;
+
+		if (!st->t_count[i])
+			continue;
+		for (int j = i; j > 0; j = st->t_parent[j]) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 32;
+				path = realloc(path, sizeof(int) * cap);
+				if (!path)
+					abort();
+			}
+			path[n++] = st->t_site[j];
+		}
+		for (int k = n - 1; k >= 0; k--) {
+			name(out, path[k]);
+			if (k)
+				fputc(';', out);
+		}
+		fprintf(out, " %lld\n", st->t_count[i]);
+	}
+	free(path);
+}

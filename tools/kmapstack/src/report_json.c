@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kmapstack: the JSON output (schema: docs/kmapstack-json.md) */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "sites.h"
+
+#define SCHEMA "kmapstack/1"
+
+static void jstr(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void jsite(FILE *out, int site)
+{
+	if (site < 0)
+		fputs("null", out);
+	else
+		jstr(out, sites_name(site));
+}
+
+static void jaddr(FILE *out, unsigned long long a)
+{
+	fprintf(out, "\"0x%llx\"", a);
+}
+
+static const char *input_kind(int k)
+{
+	return k == INPUT_TRACEDAT ? "trace.dat" : k == INPUT_TEXT ? "text" :
+								     "live";
+}
+
+static void jfinding(FILE *out, const struct finding *x, int strict)
+{
+	fprintf(out, "{\"kind\": ");
+	jstr(out, kms_kind_name(x->kind));
+	fprintf(out, ", \"violation\": %s, \"source\": \"%s\", "
+		"\"kernel_kind\": ",
+		report_is_violation(x, strict) ? "true" : "false",
+		report_source(x->source));
+	if (x->kernel_kind)
+		jstr(out, kms_kind_name(x->kernel_kind));
+	else
+		fputs("null", out);
+	fprintf(out, ", \"file\": %d, \"ts\": %llu, \"cpu\": %d, \"pid\": %d, "
+		"\"comm\": ", x->file, x->ts, x->cpu, x->pid);
+	jstr(out, x->comm);
+	fprintf(out, ", \"ctx\": \"%s\", \"stack_ctx\": \"%s\", \"addr\": ",
+		kms_ctx_name(x->ctx), kms_ctx_name(x->stack_ctx));
+	jaddr(out, x->addr);
+	fprintf(out, ", \"caller\": ");
+	jsite(out, x->caller);
+	fprintf(out, ", \"map_caller\": ");
+	jsite(out, x->map_caller);
+	fprintf(out, ", \"top_caller\": ");
+	jsite(out, x->top_caller);
+	fprintf(out, ", \"depth\": %d, \"entries\": %d, \"uncertain\": %s, "
+		"\"note\": ", x->depth, x->nleaked,
+		x->uncertain ? "true" : "false");
+	if (x->note)
+		jstr(out, x->note);
+	else
+		fputs("null", out);
+	fprintf(out, ", \"stack\": [");
+	for (int i = 0; i < x->nframes; i++) {
+		const struct frame *fr = &x->frames[i];
+
+		fprintf(out, "%s{\"site\": ", i ? ", " : "");
+		jsite(out, fr->placeholder ? -1 : fr->site);
+		fprintf(out, ", \"addr\": ");
+		jaddr(out, fr->addr);
+		fprintf(out, ", \"ctx\": \"%s\", \"mapped_ts\": %llu, "
+			"\"atomic\": %s, \"lost\": %s, \"this\": %s}",
+			kms_ctx_name(fr->ctx), fr->ts,
+			fr->flags & KMS_F_ATOMIC ? "true" : "false",
+			fr->placeholder ? "true" : "false",
+			fr->marked ? "true" : "false");
+	}
+	fprintf(out, "]}");
+}
+
+static void jhist(FILE *out, const struct hist *h)
+{
+	if (!h->count) {
+		fputs("null", out);
+		return;
+	}
+	fprintf(out, "{\"count\": %llu, \"min\": %llu, \"median\": %llu, "
+		"\"p99\": %llu, \"max\": %llu, \"mean\": %llu}",
+		(unsigned long long)h->count, (unsigned long long)h->min,
+		(unsigned long long)hist_quantile(h, 0.5),
+		(unsigned long long)hist_quantile(h, 0.99),
+		(unsigned long long)h->max,
+		(unsigned long long)(h->sum / h->count));
+}
+
+void report_json(FILE *out, struct report_ctx *rc)
+{
+	struct findings *f = rc->f;
+	struct stats *st = rc->st;
+	const struct hold_rec *lh;
+	int n, *order, first;
+	long long v = findings_violations(f, rc->o->strict);
+
+	fprintf(out, "{\n\"schema\": \"%s\",\n\"version\": \"%s\",\n", SCHEMA,
+		KMS_VERSION);
+	fprintf(out, "\"inputs\": [");
+	for (int i = 0; i < rc->ninputs; i++) {
+		fprintf(out, "%s{\"path\": ", i ? ", " : "");
+		jstr(out, rc->inputs[i].path);
+		fprintf(out, ", \"format\": \"%s\", \"events\": %lld, "
+			"\"malformed\": %lld}",
+			input_kind(rc->inputs[i].kind), rc->inputs[i].records,
+			rc->inputs[i].bad_records);
+	}
+	fprintf(out, "],\n");
+	fprintf(out, "\"summary\": {\"clean\": %s, \"violations\": %lld, "
+		"\"held_at_end\": %lld, \"events\": %lld, \"maps\": %lld, "
+		"\"unmaps\": %lld, \"kernel_violation_events\": %lld, "
+		"\"gaps\": %lld, \"lost_events\": %lld, "
+		"\"gaps_of_unknown_size\": %lld, \"by_kind\": {",
+		v ? "false" : "true", v, findings_held(f), st->events,
+		st->pushes, st->pops, f->kernel_events, f->total_gaps,
+		f->lost_events, f->lost_unknown);
+	first = 1;
+	for (int k = 1; k < KMS_KIND_NR; k++) {
+		if (!f->total[k])
+			continue;
+		fprintf(out, "%s\"%s\": %lld", first ? "" : ", ",
+			kms_kind_name(k), f->total[k]);
+		first = 0;
+	}
+	fprintf(out, "}, \"not_shown\": %lld},\n", f->dropped);
+	fprintf(out, "\"cross_check\": {\"agreed\": %lld, \"kernel_only\": %lld, "
+		"\"replay_only\": %lld, \"kind_differs\": %lld, "
+		"\"depth_mismatches\": %lld, \"suppressed\": %lld},\n",
+		f->agreed, f->kernel_only, f->replay_only, f->kind_differs,
+		f->depth_mismatches, f->suppressed);
+	fprintf(out, "\"violations\": [");
+	first = 1;
+	for (int i = 0; i < f->n; i++) {
+		if (f->v[i].kind == KMS_HELD_AT_END)
+			continue;
+		fprintf(out, "%s\n  ", first ? "" : ",");
+		jfinding(out, &f->v[i], rc->o->strict);
+		first = 0;
+	}
+	fprintf(out, "],\n\"held_at_end\": [");
+	first = 1;
+	for (int i = 0; i < f->n; i++) {
+		if (f->v[i].kind != KMS_HELD_AT_END)
+			continue;
+		fprintf(out, "%s\n  ", first ? "" : ",");
+		jfinding(out, &f->v[i], rc->o->strict);
+		first = 0;
+	}
+	fprintf(out, "],\n\"gaps\": [");
+	for (int i = 0; i < f->ngaps; i++) {
+		const struct gap *g = &f->gaps[i];
+
+		fprintf(out, "%s{\"file\": %d, \"cpu\": %d, \"ts\": %llu, "
+			"\"missed\": ", i ? ", " : "", g->file, g->cpu, g->ts);
+		if (g->missed >= 0)
+			fprintf(out, "%lld", g->missed);
+		else
+			fputs("null", out);
+		fprintf(out, ", \"resynced_tasks\": %d}", g->resynced_tasks);
+	}
+	fprintf(out, "],\n\"sites\": [");
+	order = report_sorted_sites(st, &n);
+	for (int i = 0; i < n; i++) {
+		const struct site_stats *s = &st->sites[order[i]];
+
+		fprintf(out, "%s\n  {\"site\": ", i ? "," : "");
+		jstr(out, sites_name(order[i]));
+		fprintf(out, ", \"maps\": %lld, \"atomic\": %lld, "
+			"\"max_depth\": %d, \"hold_ns\": ",
+			s->maps, s->atomic, s->max_depth);
+		jhist(out, &s->hold);
+		fputc('}', out);
+	}
+	free(order);
+	fprintf(out, "],\n\"holds\": ");
+	jhist(out, &st->holds);
+	fprintf(out, ",\n\"hold_histogram\": [");
+	first = 1;
+	if (st->holds.b) {
+		for (int i = 0; i < HIST_BUCKETS; i++) {
+			if (!st->holds.b[i])
+				continue;
+			fprintf(out, "%s{\"min_ns\": %llu, \"max_ns\": %llu, "
+				"\"count\": %llu}", first ? "" : ", ",
+				(unsigned long long)hist_bucket_lo(i),
+				(unsigned long long)hist_bucket_hi(i),
+				(unsigned long long)st->holds.b[i]);
+			first = 0;
+		}
+	}
+	fprintf(out, "],\n\"longest_holds\": {\"threshold_ns\": %llu, "
+		"\"count\": %lld, \"shown\": [",
+		rc->o->have_threshold ? rc->o->hold_threshold : 0ULL,
+		st->over_threshold);
+	lh = stats_longest(st, &n);
+	for (int i = 0; i < n; i++) {
+		fprintf(out, "%s\n  {\"ns\": %llu, \"map_caller\": ",
+			i ? "," : "", (unsigned long long)lh[i].ns);
+		jsite(out, lh[i].map_site);
+		fprintf(out, ", \"unmap_caller\": ");
+		jsite(out, lh[i].unmap_site);
+		fprintf(out, ", \"ts\": %llu, \"cpu\": %d, \"pid\": %d, "
+			"\"comm\": ", lh[i].ts, lh[i].cpu, lh[i].pid);
+		jstr(out, lh[i].comm);
+		fprintf(out, ", \"ctx\": \"%s\", \"file\": %d}",
+			kms_ctx_name(lh[i].ctx), lh[i].file);
+	}
+	fprintf(out, "]},\n\"cpus\": [");
+	first = 1;
+	for (int c = 0; c < st->ncpus; c++) {
+		const struct cpu_stats *cs = &st->cpus[c];
+		int fd = 1;
+
+		if (!cs->pushes)
+			continue;
+		fprintf(out, "%s\n  {\"cpu\": %d, \"maps\": %lld, "
+			"\"max_nesting\": %d, \"depth_histogram\": {",
+			first ? "" : ",", c, cs->pushes, cs->max_total);
+		for (int d = 1; d < cs->ndepth; d++) {
+			if (!cs->depth[d])
+				continue;
+			fprintf(out, "%s\"%d\": %lld", fd ? "" : ", ", d,
+				cs->depth[d]);
+			fd = 0;
+		}
+		fprintf(out, "}}");
+		first = 0;
+	}
+	fprintf(out, "]\n}\n");
+}

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmapstack: an SVG picture: the nesting depth over time on each CPU (all
+ * its stacks together, the maximum per time slice), and the histogram of
+ * hold times in powers of two.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+#define W 1000
+#define LEFT 70
+#define RIGHT 20
+#define LANE 70
+#define PLOT (W - LEFT - RIGHT)
+#define HIST_H 220
+#define POW2 41
+
+static void fmt_ns(char *buf, size_t n, double ns)
+{
+	if (ns >= 1e9)
+		snprintf(buf, n, "%.3gs", ns / 1e9);
+	else if (ns >= 1e6)
+		snprintf(buf, n, "%.3gms", ns / 1e6);
+	else if (ns >= 1e3)
+		snprintf(buf, n, "%.3gus", ns / 1e3);
+	else
+		snprintf(buf, n, "%.0fns", ns);
+}
+
+static void timeline(FILE *out, struct stats *st, int y0, int *lanes)
+{
+	int used = st->tl_used ? st->tl_used : 1;
+	double span = (double)used * (double)st->tl_width;
+	int lane = 0;
+	char buf[32];
+
+	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"title\">Nesting depth "
+		"over time, per CPU (max per slice of ", LEFT, y0 - 10);
+	fmt_ns(buf, sizeof(buf), (double)st->tl_width);
+	fprintf(out, "%s)</text>\n", buf);
+	for (int c = 0; c < st->ncpus; c++) {
+		const struct cpu_stats *cs = &st->cpus[c];
+		int top = y0 + lane * LANE, maxd = cs->max_total ? cs->max_total : 1;
+		double sx = (double)PLOT / used, sy = (double)(LANE - 20) / maxd;
+
+		if (!cs->tl)
+			continue;
+		fprintf(out, "<g class=\"cpu\" id=\"cpu%d\">\n", c);
+		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+			"class=\"lane\"/>\n", LEFT, top, PLOT, LANE - 10);
+		fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"label\">CPU %d"
+			"</text>\n", 5, top + LANE / 2, c);
+		fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"small\">%d</text>\n",
+			LEFT - 20, top + 12, maxd);
+		fprintf(out, "<polyline class=\"depth\" points=\"");
+		for (int b = 0; b < used; b++) {
+			double x0 = LEFT + b * sx, x1 = LEFT + (b + 1) * sx;
+			double y = top + LANE - 10 - cs->tl[b] * sy;
+
+			fprintf(out, "%.1f,%.1f %.1f,%.1f ", x0, y, x1, y);
+		}
+		fprintf(out, "\"/>\n</g>\n");
+		lane++;
+	}
+	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"small\">0</text>\n", LEFT,
+		y0 + lane * LANE + 5);
+	fmt_ns(buf, sizeof(buf), span);
+	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"small\" "
+		"text-anchor=\"end\">+%s</text>\n", LEFT + PLOT,
+		y0 + lane * LANE + 5, buf);
+	*lanes = lane;
+}
+
+static void holds(FILE *out, struct stats *st, int y0)
+{
+	unsigned long long bins[POW2] = { 0 }, maxc = 1;
+	double bw = (double)PLOT / POW2;
+	char buf[32];
+
+	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"title\">Hold times "
+		"(%llu holds; bars: powers of two, height: log count)</text>\n",
+		LEFT, y0 - 10, (unsigned long long)st->holds.count);
+	if (st->holds.b) {
+		for (int i = 0; i < HIST_BUCKETS; i++) {
+			unsigned long long lo = hist_bucket_lo(i);
+			int p = lo ? 64 - __builtin_clzll(lo) : 0;
+
+			if (p >= POW2)
+				p = POW2 - 1;
+			bins[p] += st->holds.b[i];
+		}
+	}
+	for (int p = 0; p < POW2; p++)
+		if (bins[p] > maxc)
+			maxc = bins[p];
+	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+		"class=\"lane\"/>\n", LEFT, y0, PLOT, HIST_H);
+	for (int p = 0; p < POW2; p++) {
+		double h;
+
+		if (!bins[p])
+			continue;
+		h = (HIST_H - 10) * log1p((double)bins[p]) / log1p((double)maxc);
+		fprintf(out, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" "
+			"width=\"%.1f\" height=\"%.1f\"><title>%llu holds "
+			"&lt; 2^%d ns</title></rect>\n",
+			LEFT + p * bw + 1, y0 + HIST_H - h, bw - 2, h,
+			bins[p], p);
+	}
+	for (int p = 0; p < POW2; p += 5) {
+		fmt_ns(buf, sizeof(buf), ldexp(1.0, p));
+		fprintf(out, "<text x=\"%.1f\" y=\"%d\" class=\"small\">%s"
+			"</text>\n", LEFT + p * bw, y0 + HIST_H + 15, buf);
+	}
+}
+
+int report_svg(const char *path, struct report_ctx *rc, char *err,
+	       size_t errlen)
+{
+	FILE *out = fopen(path, "w");
+	struct stats *st = rc->st;
+	int lanes = 0, ncpu = 0, h, y1;
+
+	if (!out) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	for (int c = 0; c < st->ncpus; c++)
+		ncpu += st->cpus[c].tl != NULL;
+	y1 = 50 + ncpu * LANE + 60;
+	h = y1 + HIST_H + 40;
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\">\n", W, h, W, h);
+	fprintf(out, "<style>.title{font:bold 14px sans-serif}"
+		".label{font:12px sans-serif}.small{font:10px sans-serif}"
+		".lane{fill:#f4f4f4;stroke:#ccc}"
+		".depth{fill:none;stroke:#c03;stroke-width:1}"
+		".bar{fill:#36c}</style>\n");
+	fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+	timeline(out, st, 50, &lanes);
+	holds(out, st, y1);
+	fprintf(out, "</svg>\n");
+	if (fclose(out)) {
+		snprintf(err, errlen, "%s: write error", path);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kmapstack: the human report, modelled on lockdep's */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "sites.h"
+
+#define RULE "============================================================"
+#define THIN "------------------------------------------------------------"
+
+static void ts(FILE *out, unsigned long long t)
+{
+	fprintf(out, "%llu.%09llu", t / 1000000000ULL, t % 1000000000ULL);
+}
+
+static const char *file_name(struct report_ctx *rc, int file)
+{
+	if (file < 0 || file >= rc->ninputs || !rc->inputs[file].path)
+		return "?";
+	return rc->inputs[file].path;
+}
+
+static void who(FILE *out, const struct finding *x)
+{
+	fprintf(out, "%s/%d", x->comm[0] ? x->comm : "<...>", x->pid);
+}
+
+static void frames(FILE *out, const struct finding *x)
+{
+	if (!x->nframes) {
+		fprintf(out, "stack at that moment: empty\n");
+		return;
+	}
+	fprintf(out, "stack at that moment (innermost first), %d entr%s:\n",
+		x->nframes, x->nframes == 1 ? "y" : "ies");
+	for (int i = 0; i < x->nframes; i++) {
+		const struct frame *fr = &x->frames[i];
+
+		if (fr->placeholder) {
+			fprintf(out, "  #%d: %-32s %-18s %-7s (lost events)%s\n",
+				x->nframes - 1 - i, "[unknown]", "?",
+				kms_ctx_name(fr->ctx),
+				fr->marked ? "  <- this one" : "");
+			continue;
+		}
+		fprintf(out, "  #%d: %-32s 0x%-16llx %-7s mapped at ",
+			x->nframes - 1 - i, sites_name(fr->site), fr->addr,
+			kms_ctx_name(fr->ctx));
+		ts(out, fr->ts);
+		if (fr->flags & KMS_F_ATOMIC)
+			fprintf(out, " atomic");
+		fprintf(out, "%s\n", fr->marked ? "  <- this one" : "");
+	}
+}
+
+static void finding(FILE *out, struct report_ctx *rc, const struct finding *x)
+{
+	int leak = kms_kind_is_leak(x->kind);
+
+	fprintf(out, "\n%s\n", RULE);
+	fprintf(out, "WARNING: kmap stack %s: %s\n",
+		x->kind == KMS_HELD_AT_END ? "warning" : "violation",
+		kms_kind_name(x->kind));
+	fprintf(out, "%s\n", THIN);
+	fprintf(out, "%s\n", report_kind_text(x->kind));
+	if (rc->ninputs > 1)
+		fprintf(out, "in %s\n", file_name(rc, x->file));
+	who(out, x);
+	if (x->kind == KMS_HELD_AT_END) {
+		fprintf(out, " still holds %d mapping%s on CPU %d (%s stack) "
+			"when the trace ends; last event at ",
+			x->nleaked, x->nleaked == 1 ? "" : "s", x->cpu,
+			kms_ctx_name(x->stack_ctx));
+		ts(out, x->ts);
+		fprintf(out, "\n");
+	} else if (leak) {
+		fprintf(out, " on CPU %d at ", x->cpu);
+		ts(out, x->ts);
+		fprintf(out, ": %d mapping%s left on the %s stack\n",
+			x->nleaked, x->nleaked == 1 ? "" : "s",
+			kms_ctx_name(x->stack_ctx));
+	} else {
+		fprintf(out, " on CPU %d at ", x->cpu);
+		ts(out, x->ts);
+		fprintf(out, " in %s context, address 0x%llx", kms_ctx_name(x->ctx),
+			x->addr);
+		if (x->kind == KMS_CROSS_CONTEXT)
+			fprintf(out, " (on the %s stack)",
+				kms_ctx_name(x->stack_ctx));
+		fprintf(out, "\n");
+	}
+	if (x->kind != KMS_HELD_AT_END)
+		fprintf(out, "  %-13s %s\n",
+			leak ? "removed by:" : "unmapped at:",
+			sites_name(x->caller));
+	fprintf(out, "  %-13s %s\n", "mapped at:", sites_name(x->map_caller));
+	fprintf(out, "  %-13s %s\n", "top of stack:", sites_name(x->top_caller));
+	if (x->depth >= 0)
+		fprintf(out, "  %-13s %d\n", "depth:", x->depth);
+	fprintf(out, "\n");
+	frames(out, x);
+	fprintf(out, "\n");
+	if (x->source & FS_KERNEL)
+		fprintf(out, "found by: %s (kmap_violation kind=%s)\n",
+			x->source & FS_REPLAY ? "replay and kernel" : "kernel",
+			kms_kind_name(x->kernel_kind));
+	else
+		fprintf(out, "found by: replay\n");
+	if (x->uncertain)
+		fprintf(out, "uncertain: events were lost on this stack\n");
+	if (x->note)
+		fprintf(out, "note: %s\n", x->note);
+}
+
+static void violations(FILE *out, struct report_ctx *rc, int held)
+{
+	struct findings *f = rc->f;
+
+	for (int i = 0; i < f->n; i++) {
+		const struct finding *x = &f->v[i];
+
+		if ((x->kind == KMS_HELD_AT_END) == held)
+			finding(out, rc, x);
+	}
+	if (f->dropped && !held)
+		fprintf(out, "\n... and %lld more findings not shown "
+			"(--max-violations)\n", f->dropped);
+}
+
+static void gaps(FILE *out, struct report_ctx *rc)
+{
+	struct findings *f = rc->f;
+
+	if (!f->total_gaps)
+		return;
+	fprintf(out, "\nLost events (the ring buffer overflowed):\n");
+	for (int i = 0; i < f->ngaps; i++) {
+		const struct gap *g = &f->gaps[i];
+
+		fprintf(out, "  CPU %d before ", g->cpu);
+		ts(out, g->ts);
+		if (g->missed >= 0)
+			fprintf(out, ": %lld events lost", g->missed);
+		else
+			fprintf(out, ": events lost");
+		fprintf(out, "; CPU stacks and %d task%s resynchronised",
+			g->resynced_tasks, g->resynced_tasks == 1 ? "" : "s");
+		if (rc->ninputs > 1)
+			fprintf(out, " (%s)", file_name(rc, g->file));
+		fprintf(out, "\n");
+	}
+	if (f->total_gaps > f->ngaps)
+		fprintf(out, "  ... %lld more gaps\n",
+			f->total_gaps - f->ngaps);
+	fprintf(out, "  %lld findings suppressed on unsynchronised stacks\n",
+		f->suppressed);
+}
+
+static void cross(FILE *out, struct report_ctx *rc)
+{
+	struct findings *f = rc->f;
+	long long dis = f->kernel_only + f->replay_only + f->kind_differs;
+
+	fprintf(out, "\nCross-check with the kernel's kmap_violation events "
+		"(%lld seen):\n", f->kernel_events);
+	fprintf(out, "  agreed: %lld, kernel only: %lld, replay only: %lld, "
+		"different kind: %lld\n",
+		f->agreed, f->kernel_only, f->replay_only, f->kind_differs);
+	if (f->depth_mismatches)
+		fprintf(out, "  %lld events had a depth field that disagreed "
+			"with the replay (stacks resynchronised)\n",
+			f->depth_mismatches);
+	if (dis)
+		fprintf(out, "  the replay and the kernel DISAGREE on %lld "
+			"violation%s (see the notes above)\n",
+			dis, dis == 1 ? "" : "s");
+}
+
+static void hold_cell(FILE *out, const struct hist *h)
+{
+	if (!h->count) {
+		fprintf(out, "%10s %10s %10s %10s", "-", "-", "-", "-");
+		return;
+	}
+	fprintf(out, "%10llu %10llu %10llu %10llu",
+		(unsigned long long)h->min,
+		(unsigned long long)hist_quantile(h, 0.5),
+		(unsigned long long)hist_quantile(h, 0.99),
+		(unsigned long long)h->max);
+}
+
+static void statistics(FILE *out, struct report_ctx *rc)
+{
+	struct stats *st = rc->st;
+	const struct hold_rec *lh;
+	int n, *order = report_sorted_sites(st, &n);
+
+	fprintf(out, "\nCall sites (%d), by number of maps; hold times in ns:\n",
+		n);
+	fprintf(out, "  %-40s %9s %9s %5s %10s %10s %10s %10s\n", "site",
+		"maps", "atomic", "depth", "min", "median", "p99", "max");
+	for (int i = 0; i < n; i++) {
+		const struct site_stats *s = &st->sites[order[i]];
+
+		fprintf(out, "  %-40s %9lld %9lld %5d ",
+			sites_name(order[i]), s->maps, s->atomic, s->max_depth);
+		hold_cell(out, &s->hold);
+		fprintf(out, "\n");
+	}
+	free(order);
+	fprintf(out, "  %-40s %9lld %9s %5s ", "all", st->pushes, "", "");
+	hold_cell(out, &st->holds);
+	fprintf(out, "\n");
+
+	lh = stats_longest(st, &n);
+	if (rc->o->have_threshold)
+		fprintf(out, "\nHolds of %llu ns or more: %lld", 
+			rc->o->hold_threshold, st->over_threshold);
+	else
+		fprintf(out, "\nLongest holds");
+	fprintf(out, " (%d shown):\n", n);
+	for (int i = 0; i < n; i++) {
+		fprintf(out, "  %12llu ns  %-32s -> %-32s %s/%d CPU %d %s at ",
+			(unsigned long long)lh[i].ns, sites_name(lh[i].map_site),
+			sites_name(lh[i].unmap_site),
+			lh[i].comm[0] ? lh[i].comm : "<...>", lh[i].pid,
+			lh[i].cpu, kms_ctx_name(lh[i].ctx));
+		ts(out, lh[i].ts);
+		fprintf(out, "\n");
+	}
+
+	fprintf(out, "\nDepth histogram per CPU (maps by depth after the map):\n");
+	for (int c = 0; c < st->ncpus; c++) {
+		const struct cpu_stats *cs = &st->cpus[c];
+
+		if (!cs->pushes)
+			continue;
+		fprintf(out, "  CPU %d:", c);
+		for (int d = 1; d < cs->ndepth; d++)
+			if (cs->depth[d])
+				fprintf(out, " %d:%lld", d, cs->depth[d]);
+		fprintf(out, "  (deepest nesting of all contexts: %d)\n",
+			cs->max_total);
+	}
+}
+
+static void summary(FILE *out, struct report_ctx *rc)
+{
+	struct findings *f = rc->f;
+	long long v = findings_violations(f, rc->o->strict);
+	long long held = findings_held(f);
+	int first = 1;
+
+	fprintf(out, "\nkmapstack: ");
+	if (!v) {
+		fprintf(out, "no violations");
+	} else {
+		fprintf(out, "%lld violation%s (", v, v == 1 ? "" : "s");
+		for (int k = 1; k < KMS_KIND_NR; k++) {
+			if (!f->total[k] ||
+			    (k == KMS_HELD_AT_END && !rc->o->strict))
+				continue;
+			fprintf(out, "%s%lld %s", first ? "" : ", ",
+				f->total[k], kms_kind_name(k));
+			first = 0;
+		}
+		fprintf(out, ")");
+	}
+	fprintf(out, " in %lld events", rc->st->events);
+	if (rc->ninputs > 1)
+		fprintf(out, " from %d inputs", rc->ninputs);
+	if (held && !rc->o->strict)
+		fprintf(out, "; %lld held at end of trace", held);
+	if (f->total_gaps) {
+		fprintf(out, "; %lld gap%s", f->total_gaps,
+			f->total_gaps == 1 ? "" : "s");
+		if (f->lost_events)
+			fprintf(out, ", %lld events lost", f->lost_events);
+	}
+	if (f->kernel_only + f->replay_only + f->kind_differs)
+		fprintf(out, "; %lld disagreements with the kernel",
+			f->kernel_only + f->replay_only + f->kind_differs);
+	fprintf(out, "\n");
+}
+
+void report_text(FILE *out, struct report_ctx *rc)
+{
+	long long v = findings_violations(rc->f, rc->o->strict);
+
+	if (rc->mode == MODE_CHECK) {
+		if (!v)
+			return;
+		violations(out, rc, 0);
+		if (rc->o->strict)
+			violations(out, rc, 1);
+		summary(out, rc);
+		return;
+	}
+	if (rc->mode == MODE_REPORT) {
+		long long bad = 0;
+
+		fprintf(out, "kmapstack %s:", KMS_VERSION);
+		for (int i = 0; i < rc->ninputs; i++) {
+			fprintf(out, " %s (%lld events)", rc->inputs[i].path,
+				rc->inputs[i].records);
+			bad += rc->inputs[i].bad_records;
+		}
+		fprintf(out, "\n");
+		if (bad)
+			fprintf(out, "%lld malformed records skipped\n", bad);
+		violations(out, rc, 0);
+		violations(out, rc, 1);
+		cross(out, rc);
+		gaps(out, rc);
+	}
+	statistics(out, rc);
+	summary(out, rc);
+}

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kmapstack: what the outputs share */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "sites.h"
+
+const char *report_kind_text(int kind)
+{
+	switch (kind) {
+	case KMS_MISMATCH:
+		return "unmap of a mapping that is not on top of its stack";
+	case KMS_UNKNOWN:
+		return "unmap of an address that is on no stack";
+	case KMS_CROSS_CONTEXT:
+		return "an interrupt unmapped a mapping of the context it "
+		       "interrupted";
+	case KMS_OVERFLOW:
+		return "shadow stack full: mapping not recorded";
+	case KMS_LEAK_HARDIRQ:
+		return "mappings leaked out of a hardirq handler";
+	case KMS_LEAK_SOFTIRQ:
+		return "mappings leaked out of a softirq handler";
+	case KMS_LEAK_TASKLET:
+		return "mappings leaked out of a tasklet";
+	case KMS_LEAK_TIMER:
+		return "mappings leaked out of a timer callback";
+	case KMS_LEAK_NMI:
+		return "mappings leaked out of an NMI handler";
+	case KMS_LEAK_WORK:
+		return "mappings leaked out of a work item";
+	case KMS_LEAK_USER:
+		return "return to user space holding mappings";
+	case KMS_LEAK_EXIT:
+		return "task exit holding mappings";
+	case KMS_LEAK_TASK:
+		return "mappings of a task removed by the kernel (leak)";
+	case KMS_HELD_AT_END:
+		return "mappings still held at the end of the trace";
+	default:
+		return "?";
+	}
+}
+
+const char *report_source(int source)
+{
+	switch (source & (FS_REPLAY | FS_KERNEL)) {
+	case FS_REPLAY | FS_KERNEL:
+		return "both";
+	case FS_KERNEL:
+		return "kernel";
+	default:
+		return "replay";
+	}
+}
+
+int report_is_violation(const struct finding *x, int strict)
+{
+	return x->kind != KMS_HELD_AT_END || strict;
+}
+
+static struct stats *sort_st;
+
+static int cmp_site(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	long long mx = sort_st->sites[x].maps, my = sort_st->sites[y].maps;
+
+	if (mx != my)
+		return mx < my ? 1 : -1;
+	return strcmp(sites_name(x), sites_name(y));
+}
+
+int *report_sorted_sites(struct stats *st, int *n)
+{
+	int *v = malloc(sizeof(int) * (st->nsites ? st->nsites : 1));
+	int k = 0;
+
+	if (!v)
+		abort();
+	for (int i = 0; i < st->nsites; i++)
+		if (st->sites[i].maps || st->sites[i].hold.count)
+			v[k++] = i;
+	sort_st = st;
+	qsort(v, k, sizeof(int), cmp_site);
+	*n = k;
+	return v;
+}

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kmapstack: statistics per call site, per CPU, holds and nesting paths */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+static void *xcalloc(size_t n, size_t sz)
+{
+	void *p = calloc(n ? n : 1, sz);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+void stats_init(struct stats *s, int top, uint64_t threshold)
+{
+	memset(s, 0, sizeof(*s));
+	s->top = top;
+	s->threshold = threshold;
+	s->t_cap = 1024;
+	s->t_parent = xcalloc(s->t_cap, sizeof(int));
+	s->t_site = xcalloc(s->t_cap, sizeof(int));
+	s->t_count = xcalloc(s->t_cap, sizeof(long long));
+	s->t_n = 1;
+	s->t_parent[0] = -1;
+	s->t_site[0] = -1;
+	s->t_nslots = 2048;
+	s->t_slots = xcalloc(s->t_nslots, sizeof(int));
+}
+
+struct site_stats *stats_site(struct stats *s, int site)
+{
+	if (site < 0)
+		return NULL;
+	if (site >= s->nsites) {
+		int n = s->nsites ? s->nsites : 64;
+
+		while (n <= site)
+			n *= 2;
+		s->sites = xrealloc(s->sites, sizeof(*s->sites) * n);
+		memset(s->sites + s->nsites, 0,
+		       sizeof(*s->sites) * (n - s->nsites));
+		s->nsites = n;
+	}
+	return &s->sites[site];
+}
+
+static struct cpu_stats *cpu_stats(struct stats *s, int cpu)
+{
+	if (cpu >= s->ncpus) {
+		int n = cpu + 1;
+
+		s->cpus = xrealloc(s->cpus, sizeof(*s->cpus) * n);
+		memset(s->cpus + s->ncpus, 0,
+		       sizeof(*s->cpus) * (n - s->ncpus));
+		s->ncpus = n;
+	}
+	return &s->cpus[cpu];
+}
+
+static unsigned int trie_hash(int parent, int site)
+{
+	unsigned long long k = ((unsigned long long)(unsigned int)parent
+				<< 32) |
+			       (unsigned int)site;
+
+	k *= 0x9e3779b97f4a7c15ULL;
+	return (unsigned int)(k >> 32);
+}
+
+static void trie_rehash(struct stats *s)
+{
+	int n = s->t_nslots * 2;
+
+	free(s->t_slots);
+	s->t_slots = xcalloc(n, sizeof(int));
+	s->t_nslots = n;
+	for (int i = 1; i < s->t_n; i++) {
+		unsigned int j = trie_hash(s->t_parent[i], s->t_site[i]) &
+				 (n - 1);
+
+		while (s->t_slots[j])
+			j = (j + 1) & (n - 1);
+		s->t_slots[j] = i;
+	}
+}
+
+static int trie_child(struct stats *s, int parent, int site)
+{
+	unsigned int j;
+
+	if (parent < 0 || parent >= s->t_n)
+		parent = 0;
+	j = trie_hash(parent, site) & (s->t_nslots - 1);
+	while (s->t_slots[j]) {
+		int i = s->t_slots[j];
+
+		if (s->t_parent[i] == parent && s->t_site[i] == site)
+			return i;
+		j = (j + 1) & (s->t_nslots - 1);
+	}
+	if (s->t_n >= STATS_MAX_PATHS) {
+		s->t_dropped++;
+		return parent;
+	}
+	if (s->t_n == s->t_cap) {
+		s->t_cap *= 2;
+		s->t_parent = xrealloc(s->t_parent, sizeof(int) * s->t_cap);
+		s->t_site = xrealloc(s->t_site, sizeof(int) * s->t_cap);
+		s->t_count =
+			xrealloc(s->t_count, sizeof(long long) * s->t_cap);
+	}
+	s->t_parent[s->t_n] = parent;
+	s->t_site[s->t_n] = site;
+	s->t_count[s->t_n] = 0;
+	s->t_slots[j] = s->t_n;
+	if ((s->t_n + 1) * 2 > s->t_nslots) {
+		s->t_n++;
+		trie_rehash(s);
+		return s->t_n - 1;
+	}
+	return s->t_n++;
+}
+
+int stats_push(struct stats *s, int cpu, int site, int atomic, int depth,
+	       int parent_node)
+{
+	struct cpu_stats *c = cpu_stats(s, cpu);
+	struct site_stats *ss = stats_site(s, site);
+	int node;
+
+	s->pushes++;
+	if (ss) {
+		ss->maps++;
+		if (atomic)
+			ss->atomic++;
+		if (depth > ss->max_depth)
+			ss->max_depth = depth;
+	}
+	c->pushes++;
+	if (depth >= 0) {
+		if (depth >= c->ndepth) {
+			int n = depth + 8;
+
+			c->depth = xrealloc(c->depth, sizeof(long long) * n);
+			memset(c->depth + c->ndepth, 0,
+			       sizeof(long long) * (n - c->ndepth));
+			c->ndepth = n;
+		}
+		c->depth[depth]++;
+	}
+	node = trie_child(s, parent_node, site);
+	s->t_count[node]++;
+	return node;
+}
+
+static void heap_down(struct hold_rec *h, int n, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, m = i;
+		struct hold_rec t;
+
+		if (l < n && h[l].ns < h[m].ns)
+			m = l;
+		if (r < n && h[r].ns < h[m].ns)
+			m = r;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static void heap_up(struct hold_rec *h, int i)
+{
+	while (i > 0) {
+		int p = (i - 1) / 2;
+		struct hold_rec t;
+
+		if (h[p].ns <= h[i].ns)
+			return;
+		t = h[i];
+		h[i] = h[p];
+		h[p] = t;
+		i = p;
+	}
+}
+
+void stats_hold(struct stats *s, const struct hold_rec *h)
+{
+	struct site_stats *ss = stats_site(s, h->map_site);
+
+	if (ss)
+		hist_add(&ss->hold, h->ns);
+	hist_add(&s->holds, h->ns);
+	if (h->ns < s->threshold || s->top <= 0)
+		return;
+	s->over_threshold++;
+	if (!s->heap)
+		s->heap = xcalloc(s->top, sizeof(*s->heap));
+	if (s->nheap < s->top) {
+		s->heap[s->nheap] = *h;
+		heap_up(s->heap, s->nheap++);
+	} else if (h->ns > s->heap[0].ns) {
+		s->heap[0] = *h;
+		heap_down(s->heap, s->nheap, 0);
+	}
+}
+
+static int cmp_hold_desc(const void *a, const void *b)
+{
+	const struct hold_rec *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? 1 : -1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return 0;
+}
+
+const struct hold_rec *stats_longest(struct stats *s, int *n)
+{
+	if (s->nheap)
+		qsort(s->heap, s->nheap, sizeof(*s->heap), cmp_hold_desc);
+	/* sorted descending is no longer a min-heap: rebuild if added to */
+	*n = s->nheap;
+	return s->heap;
+}
+
+static void tl_fold(struct stats *s)
+{
+	for (int c = 0; c < s->ncpus; c++) {
+		unsigned short *tl = s->cpus[c].tl;
+
+		if (!tl)
+			continue;
+		for (int i = 0; i < TL_BUCKETS / 2; i++) {
+			unsigned short a = tl[2 * i], b = tl[2 * i + 1];
+
+			tl[i] = a > b ? a : b;
+		}
+		memset(tl + TL_BUCKETS / 2, 0,
+		       sizeof(*tl) * (TL_BUCKETS - TL_BUCKETS / 2));
+	}
+	s->tl_width *= 2;
+	s->tl_used = (s->tl_used + 1) / 2;
+}
+
+void stats_nesting(struct stats *s, int cpu, unsigned long long ts,
+		   int total)
+{
+	struct cpu_stats *c = cpu_stats(s, cpu);
+	unsigned long long b;
+
+	if (total > c->max_total)
+		c->max_total = total;
+	if (!s->tl_started) {
+		s->tl_started = 1;
+		s->tl_t0 = ts;
+		s->tl_width = 1000;
+	}
+	if (!c->tl)
+		c->tl = xcalloc(TL_BUCKETS, sizeof(*c->tl));
+	b = ts < s->tl_t0 ? 0 : (ts - s->tl_t0) / s->tl_width;
+	while (b >= TL_BUCKETS) {
+		tl_fold(s);
+		b = (ts - s->tl_t0) / s->tl_width;
+	}
+	if ((int)b + 1 > s->tl_used)
+		s->tl_used = (int)b + 1;
+	if (total > 65535)
+		total = 65535;
+	if (total > c->tl[b])
+		c->tl[b] = (unsigned short)total;
+}
+
+void stats_free(struct stats *s)
+{
+	for (int i = 0; i < s->nsites; i++)
+		hist_free(&s->sites[i].hold);
+	free(s->sites);
+	hist_free(&s->holds);
+	free(s->heap);
+	for (int c = 0; c < s->ncpus; c++) {
+		free(s->cpus[c].depth);
+		free(s->cpus[c].tl);
+	}
+	free(s->cpus);
+	free(s->t_parent);
+	free(s->t_site);
+	free(s->t_count);
+	free(s->t_slots);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmapstack: statistics per call site and per CPU, the longest holds, the
+ * nesting paths for the folded output and the depth timeline for the SVG.
+ * Bounded by call sites, CPUs and distinct nesting paths, never by events.
+ */
+#ifndef KMS_STATS_H
+#define KMS_STATS_H
+
+#include <stdint.h>
+
+#include "hist.h"
+
+struct site_stats {
+	long long maps;
+	long long atomic;
+	int max_depth;
+	struct hist hold;
+};
+
+struct hold_rec {
+	uint64_t ns;
+	int map_site;
+	int unmap_site;
+	unsigned long long ts; /* of the push */
+	int cpu;
+	int pid;
+	char comm[17];
+	int ctx;
+	int file;
+};
+
+#define TL_BUCKETS 1000
+#define STATS_MAX_PATHS (1 << 20)
+
+struct cpu_stats {
+	long long pushes;
+	long long *depth; /* pushes by depth after the push, [0..ndepth) */
+	int ndepth;
+	int max_total; /* deepest nesting of all its stacks together */
+	unsigned short *tl; /* max nesting per timeline bucket */
+};
+
+struct stats {
+	long long events, pushes, pops, kernel_violations;
+	struct site_stats *sites;
+	int nsites;
+	struct hist holds;
+	/* longest holds: a min-heap of at most top entries */
+	struct hold_rec *heap;
+	int nheap, top;
+	uint64_t threshold;
+	long long over_threshold;
+	struct cpu_stats *cpus;
+	int ncpus;
+	/* nesting paths: a trie of call sites, node 0 is the root */
+	int *t_parent, *t_site;
+	long long *t_count;
+	int t_n, t_cap;
+	int *t_slots;
+	int t_nslots;
+	long long t_dropped; /* pushes past STATS_MAX_PATHS distinct paths */
+	/* timeline */
+	int tl_started;
+	unsigned long long tl_t0, tl_width;
+	int tl_used;
+};
+
+void stats_init(struct stats *s, int top, uint64_t threshold);
+/* a mapping was pushed at that depth; returns its nesting path node */
+int stats_push(struct stats *s, int cpu, int site, int atomic, int depth,
+	       int parent_node);
+void stats_hold(struct stats *s, const struct hold_rec *h);
+/* the nesting of all stacks of a CPU after an event */
+void stats_nesting(struct stats *s, int cpu, unsigned long long ts,
+		   int total);
+struct site_stats *stats_site(struct stats *s, int site);
+/* the longest holds, longest first (sorts the heap in place) */
+const struct hold_rec *stats_longest(struct stats *s, int *n);
+void stats_free(struct stats *s);
+
+#endif

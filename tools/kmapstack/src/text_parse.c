@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kmapstack: parsing one line of trace text */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sites.h"
+#include "text_parse.h"
+
+struct span {
+	const char *p;
+	size_t n;
+};
+
+static int span_eq(struct span s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s.n == n && !memcmp(s.p, lit, n);
+}
+
+static const char *find(const char *p, const char *end, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	for (; p + n <= end; p++)
+		if (*p == lit[0] && !memcmp(p, lit, n))
+			return p;
+	return NULL;
+}
+
+/* an unsigned number in base 10 or 16 (0x); returns 0 if not one */
+static int parse_ull(struct span s, unsigned long long *v)
+{
+	unsigned long long x = 0;
+	size_t i = 0;
+	int base = 10, digits = 0;
+
+	if (s.n > 2 && s.p[0] == '0' && (s.p[1] == 'x' || s.p[1] == 'X')) {
+		base = 16;
+		i = 2;
+	}
+	for (; i < s.n; i++) {
+		int d;
+		char c = s.p[i];
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (base == 16 && c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (base == 16 && c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return 0;
+		x = x * (unsigned long long)base + (unsigned long long)d;
+		digits++;
+	}
+	if (!digits)
+		return 0;
+	*v = x;
+	return 1;
+}
+
+static int parse_int(struct span s, int *v)
+{
+	unsigned long long x;
+	int neg = 0;
+
+	if (s.n && s.p[0] == '-') {
+		neg = 1;
+		s.p++;
+		s.n--;
+	}
+	if (!parse_ull(s, &x) || x > (1u << 30))
+		return 0;
+	*v = neg ? -(int)x : (int)x;
+	return 1;
+}
+
+/* a call site as %pS prints it: the "/0xsize" is dropped, 0 is none */
+static int parse_site(struct span s)
+{
+	unsigned long long v;
+	const char *slash;
+	size_t n = s.n;
+
+	if (!s.n)
+		return KMS_NO_SITE;
+	if (parse_ull(s, &v) && v == 0)
+		return KMS_NO_SITE;
+	slash = memchr(s.p, '/', s.n);
+	if (slash && memchr(s.p, '+', (size_t)(slash - s.p))) {
+		const char *e = slash + 1;
+
+		while (e < s.p + s.n && !isspace((unsigned char)*e))
+			e++;
+		/* keep a " [module]" suffix */
+		if (e < s.p + s.n) {
+			static char buf[512];
+			size_t a = (size_t)(slash - s.p);
+			size_t b = (size_t)(s.p + s.n - e);
+
+			if (a + b >= sizeof(buf))
+				return sites_intern(s.p, a);
+			memcpy(buf, s.p, a);
+			memcpy(buf + a, e, b);
+			return sites_intern(buf, a + b);
+		}
+		n = (size_t)(slash - s.p);
+	}
+	return sites_intern(s.p, n);
+}
+
+static int ctx_of(struct span s, int *ctx)
+{
+	for (int c = 0; c < KMS_CTX_NR; c++) {
+		if (span_eq(s, kms_ctx_name(c))) {
+			*ctx = c;
+			return 1;
+		}
+	}
+	return parse_int(s, ctx);
+}
+
+static int flags_of(struct span s, int *flags)
+{
+	size_t i = 0;
+
+	*flags = 0;
+	if (s.n && isdigit((unsigned char)s.p[0]))
+		return parse_int(s, flags);
+	while (i < s.n) {
+		size_t j = i;
+		struct span w;
+
+		while (j < s.n && s.p[j] != '|')
+			j++;
+		w.p = s.p + i;
+		w.n = j - i;
+		if (span_eq(w, "atomic"))
+			*flags |= KMS_F_ATOMIC;
+		else if (span_eq(w, "forced"))
+			*flags |= KMS_F_FORCED;
+		else if (w.n && !parse_int(w, flags))
+			return 0;
+		i = j + 1;
+	}
+	return 1;
+}
+
+/* CPU:N [LOST M EVENTS], CPU:N [M EVENTS DROPPED], CPU:N [EVENTS DROPPED] */
+static int parse_lost(const char *p, const char *end, struct text_line *out)
+{
+	unsigned long long cpu, n;
+	const char *q = p + 4, *b, *e;
+	struct span s;
+
+	while (q < end && isdigit((unsigned char)*q))
+		q++;
+	s.p = p + 4;
+	s.n = (size_t)(q - s.p);
+	if (!parse_ull(s, &cpu) || cpu > 1000000)
+		return TL_OTHER;
+	b = find(q, end, "[");
+	e = b ? find(b, end, "]") : NULL;
+	if (!e)
+		return TL_OTHER;
+	out->lost_cpu = (int)cpu;
+	out->lost = -1;
+	if (find(b, e, "LOST ")) {
+		s.p = find(b, e, "LOST ") + 5;
+		q = s.p;
+		while (q < e && isdigit((unsigned char)*q))
+			q++;
+		s.n = (size_t)(q - s.p);
+		if (parse_ull(s, &n))
+			out->lost = (long long)n;
+		return TL_LOST;
+	}
+	if (find(b, e, "EVENTS DROPPED")) {
+		s.p = b + 1;
+		q = s.p;
+		while (q < e && isdigit((unsigned char)*q))
+			q++;
+		s.n = (size_t)(q - s.p);
+		if (parse_ull(s, &n))
+			out->lost = (long long)n;
+		return TL_LOST;
+	}
+	return TL_OTHER;
+}
+
+/* seconds.fraction (or plain ns) to ns */
+static int parse_ts(struct span s, unsigned long long *ns)
+{
+	const char *dot = memchr(s.p, '.', s.n);
+	struct span a, b;
+	unsigned long long sec, frac = 0;
+	size_t digits;
+
+	if (!dot)
+		return parse_ull(s, ns);
+	a.p = s.p;
+	a.n = (size_t)(dot - s.p);
+	b.p = dot + 1;
+	b.n = s.n - a.n - 1;
+	if (!parse_ull(a, &sec) || sec > 18000000000ULL)
+		return 0;
+	digits = b.n > 9 ? 9 : b.n;
+	b.n = digits;
+	if (digits && !parse_ull(b, &frac))
+		return 0;
+	for (size_t i = digits; i < 9; i++)
+		frac *= 10;
+	*ns = sec * 1000000000ULL + frac;
+	return 1;
+}
+
+static int latency_ctx(struct span s)
+{
+	/* irqs-off, need-resched, hardirq/softirq, preempt, [migrate] */
+	if (s.n < 4 || s.n > 6)
+		return -2;
+	for (size_t i = 0; i < s.n; i++)
+		if (!strchr(".dDbBnNpPXhHsSzZ0123456789abcdef", s.p[i]))
+			return -2;
+	switch (s.p[2]) {
+	case 'Z':
+	case 'z':
+		return KMS_CTX_NMI;
+	case 'H':
+	case 'h':
+		return KMS_CTX_HARDIRQ;
+	case 's':
+		return KMS_CTX_SOFTIRQ;
+	case '.':
+		return KMS_CTX_TASK;
+	default:
+		return -2;
+	}
+}
+
+/* the last whitespace-separated token of [p, *q), moving *q before it */
+static struct span last_token(const char *p, const char **q)
+{
+	const char *e = *q, *b;
+	struct span t;
+
+	while (e > p && isspace((unsigned char)e[-1]))
+		e--;
+	b = e;
+	while (b > p && !isspace((unsigned char)b[-1]))
+		b--;
+	t.p = b;
+	t.n = (size_t)(e - b);
+	*q = b;
+	return t;
+}
+
+static int cpu_token(struct span t, int *cpu)
+{
+	unsigned long long v;
+	struct span c;
+
+	if (t.n < 3 || t.p[0] != '[' || t.p[t.n - 1] != ']')
+		return 0;
+	c.p = t.p + 1;
+	c.n = t.n - 2;
+	if (!parse_ull(c, &v) || v >= 65536)
+		return 0;
+	*cpu = (int)v;
+	return 1;
+}
+
+/*
+ * The part before the timestamp: "comm-pid [cpu] lat", "comm-pid [cpu]",
+ * "comm-pid cpulat" (trace-cmd report -l), "comm-pid (tgid) [cpu] lat".
+ */
+static int parse_header(const char *p, const char *end, struct text_line *out)
+{
+	const char *q = end, *e, *dash, *c;
+	struct span t = last_token(p, &q);
+	unsigned long long v;
+	size_t i = 0, n;
+	int lc;
+
+	out->ev.in_ctx = -1;
+	if (!t.n)
+		return 0;
+	if (!cpu_token(t, &out->ev.cpu)) {
+		lc = latency_ctx(t);
+		if (lc >= -1) {
+			out->ev.in_ctx = lc;
+			if (!cpu_token(last_token(p, &q), &out->ev.cpu))
+				return 0;
+		} else {
+			/* "0d.h1." : the CPU, then the latency flags */
+			struct span cs, ls;
+
+			while (i < t.n && isdigit((unsigned char)t.p[i]))
+				i++;
+			cs.p = t.p;
+			cs.n = i;
+			ls.p = t.p + i;
+			ls.n = t.n - i;
+			lc = latency_ctx(ls);
+			if (!i || lc < -1 || !parse_ull(cs, &v) || v >= 65536)
+				return 0;
+			out->ev.in_ctx = lc;
+			out->ev.cpu = (int)v;
+		}
+	}
+	/* an optional (tgid), then comm-pid */
+	e = q;
+	while (e > p && isspace((unsigned char)e[-1]))
+		e--;
+	if (e > p && e[-1] == ')') {
+		while (e > p && e[-1] != '(')
+			e--;
+		if (e == p)
+			return 0;
+		e--;
+		while (e > p && isspace((unsigned char)e[-1]))
+			e--;
+	}
+	dash = e;
+	while (dash > p && isdigit((unsigned char)dash[-1]))
+		dash--;
+	if (dash == e || dash == p || dash[-1] != '-')
+		return 0;
+	{
+		struct span ps = { dash, (size_t)(e - dash) };
+
+		if (!parse_ull(ps, &v) || v > 0x7fffffff)
+			return 0;
+	}
+	out->ev.pid = (int)v;
+	c = p;
+	while (c < dash - 1 && isspace((unsigned char)*c))
+		c++;
+	n = (size_t)(dash - 1 - c);
+	if (n > sizeof(out->comm) - 1) {
+		c += n - (sizeof(out->comm) - 1);
+		n = sizeof(out->comm) - 1;
+	}
+	memcpy(out->comm, c, n);
+	out->comm[n] = '\0';
+	return 1;
+}
+
+static const struct {
+	const char *tag;
+	int type;
+} tags[] = {
+	{ ": kmap_push:", KMS_EV_PUSH },
+	{ ": kmap_pop:", KMS_EV_POP },
+	{ ": kmap_violation:", KMS_EV_VIOLATION },
+};
+
+#define HAVE(f) (1u << (f))
+enum { K_CALLER, K_ADDR, K_PFN, K_DEPTH, K_CTX, K_FLAGS, K_KIND, K_MAP, K_TOP };
+
+int text_parse_line(const char *line, size_t len, struct text_line *out)
+{
+	const char *end = line + len, *tag = NULL, *body, *tsp;
+	struct span ts;
+	unsigned int have = 0, need;
+	int type = 0;
+
+	memset(out, 0, sizeof(*out));
+	while (end > line && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	if (end - line >= 4 && !memcmp(line, "CPU:", 4))
+		return parse_lost(line, end, out);
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+		tag = find(line, end, tags[i].tag);
+		if (tag) {
+			type = tags[i].type;
+			body = tag + strlen(tags[i].tag);
+			break;
+		}
+	}
+	if (!tag)
+		return TL_OTHER;
+	/* the timestamp ends at the ':' of the tag */
+	tsp = tag;
+	while (tsp > line && !isspace((unsigned char)tsp[-1]))
+		tsp--;
+	ts.p = tsp;
+	ts.n = (size_t)(tag - tsp);
+	if (!parse_ts(ts, &out->ev.ts) || !parse_header(line, tsp, out))
+		return TL_BAD;
+	out->ev.type = type;
+	out->ev.comm = out->comm;
+	out->ev.caller = out->ev.map_caller = out->ev.top_caller =
+		KMS_NO_SITE;
+	/* key=value ... ; a value may be followed by " [module]" */
+	while (body < end) {
+		const char *k, *eq, *v, *ve;
+		struct span key, val;
+
+		while (body < end && isspace((unsigned char)*body))
+			body++;
+		if (body >= end)
+			break;
+		k = body;
+		eq = k;
+		while (eq < end && *eq != '=' && !isspace((unsigned char)*eq))
+			eq++;
+		if (eq >= end || *eq != '=')
+			return TL_BAD;
+		v = eq + 1;
+		ve = v;
+		while (ve < end && !isspace((unsigned char)*ve))
+			ve++;
+		body = ve;
+		{
+			const char *m = ve;
+
+			while (m < end && *m == ' ')
+				m++;
+			if (m < end && *m == '[') {
+				const char *me = m;
+
+				while (me < end && *me != ']' &&
+				       !isspace((unsigned char)*me))
+					me++;
+				if (me < end && *me == ']') {
+					ve = me + 1;
+					body = ve;
+				}
+			}
+		}
+		key.p = k;
+		key.n = (size_t)(eq - k);
+		val.p = v;
+		val.n = (size_t)(ve - v);
+		if (span_eq(key, "caller")) {
+			out->ev.caller = parse_site(val);
+			have |= HAVE(K_CALLER);
+		} else if (span_eq(key, "addr")) {
+			if (!parse_ull(val, &out->ev.addr))
+				return TL_BAD;
+			have |= HAVE(K_ADDR);
+		} else if (span_eq(key, "pfn")) {
+			if (!parse_ull(val, &out->ev.pfn))
+				return TL_BAD;
+			have |= HAVE(K_PFN);
+		} else if (span_eq(key, "depth")) {
+			if (!parse_int(val, &out->ev.depth))
+				return TL_BAD;
+			have |= HAVE(K_DEPTH);
+		} else if (span_eq(key, "ctx")) {
+			if (!ctx_of(val, &out->ev.ctx) || out->ev.ctx < 0 ||
+			    out->ev.ctx >= KMS_CTX_NR)
+				return TL_BAD;
+			have |= HAVE(K_CTX);
+		} else if (span_eq(key, "flags")) {
+			if (!flags_of(val, &out->ev.flags))
+				return TL_BAD;
+			have |= HAVE(K_FLAGS);
+		} else if (span_eq(key, "kind")) {
+			char buf[32];
+
+			if (val.n >= sizeof(buf))
+				return TL_BAD;
+			memcpy(buf, val.p, val.n);
+			buf[val.n] = '\0';
+			out->ev.kind = kms_kind_from_name(buf);
+			if (!out->ev.kind && !parse_int(val, &out->ev.kind))
+				return TL_BAD;
+			have |= HAVE(K_KIND);
+		} else if (span_eq(key, "mapped_at")) {
+			out->ev.map_caller = parse_site(val);
+			have |= HAVE(K_MAP);
+		} else if (span_eq(key, "top")) {
+			out->ev.top_caller = parse_site(val);
+			have |= HAVE(K_TOP);
+		}
+		/* fields added at the end of the ABI are ignored */
+	}
+	if (type == KMS_EV_VIOLATION)
+		need = HAVE(K_KIND) | HAVE(K_CALLER) | HAVE(K_ADDR) |
+		       HAVE(K_DEPTH) | HAVE(K_CTX);
+	else
+		need = HAVE(K_CALLER) | HAVE(K_ADDR) | HAVE(K_DEPTH) |
+		       HAVE(K_CTX) | HAVE(K_FLAGS);
+	if ((have & need) != need)
+		return TL_BAD;
+	return TL_EVENT;
+}
