@@ -27,6 +27,8 @@ static const unsigned int needed[3] = {
 		1 << DF_TOP_CALLER | 1 << DF_DEPTH | 1 << DF_CTX,
 };
 
+static int same_endian;
+
 int decoder_init(struct decoder *d, struct tep_handle *tep, char *err,
 		 size_t errlen)
 {
@@ -34,6 +36,8 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, char *err,
 
 	memset(d, 0, sizeof(*d));
 	d->tep = tep;
+	same_endian = tep_is_file_bigendian(tep) ==
+		      (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	for (int e = 0; e < 3; e++) {
 		struct tep_event *te =
 			tep_find_event_by_name(tep, "kmap_stack", ev_names[e]);
@@ -87,6 +91,30 @@ static unsigned long long rd(const struct tep_format_field *f,
 
 	if (!f)
 		return 0;
+	if (same_endian) {
+		/* the offset and size are the format's */
+		const unsigned char *p = (const unsigned char *)data + f->offset;
+
+		switch (f->size) {
+		case 1:
+			return *p;
+		case 2: {
+			unsigned short x;
+
+			memcpy(&x, p, 2);
+			return x;
+		}
+		case 4: {
+			unsigned int x;
+
+			memcpy(&x, p, 4);
+			return x;
+		}
+		case 8:
+			memcpy(&v, p, 8);
+			return v;
+		}
+	}
 	tep_read_number_field((struct tep_format_field *)f, data, &v);
 	return v;
 }
@@ -163,6 +191,11 @@ int decoder_site(struct decoder *d, unsigned long long addr)
 	return site;
 }
 
+static const char *comm_of(void *tep, int pid)
+{
+	return tep_data_comm_from_pid(tep, pid);
+}
+
 static int flags_ctx(unsigned long long fl)
 {
 	/* TRACE_FLAG_* of include/linux/trace_events.h */
@@ -204,7 +237,8 @@ int decoder_decode(struct decoder *d, struct tep_record *rec,
 	ev->ts = rec->ts;
 	ev->cpu = rec->cpu;
 	ev->pid = tep_data_pid(d->tep, rec);
-	ev->comm = tep_data_comm_from_pid(d->tep, ev->pid);
+	ev->comm_of = comm_of;
+	ev->comm_priv = d->tep;
 	if (d->f_flags &&
 	    d->f_flags->offset + d->f_flags->size <= rec->size)
 		ev->in_ctx = flags_ctx(rd(d->f_flags, data));

@@ -57,7 +57,10 @@ struct kms_event {
 	unsigned long long ts; /* ns */
 	int cpu;
 	int pid;
-	const char *comm; /* may be NULL */
+	const char *comm; /* may be NULL, then see comm_of */
+	/* the command of a pid, asked only when a task is first seen */
+	const char *(*comm_of)(void *priv, int pid);
+	void *comm_priv;
 	int in_ctx; /* context from the record header flags, -1 unknown */
 	int caller; /* site */
 	int map_caller; /* site (violation) */

@@ -139,8 +139,10 @@ static int task_key(int pid, int cpu)
 }
 
 static struct task *get_task(struct replay *r, int pid, int cpu,
-			     const char *comm, int *created)
+			     const struct kms_event *ev, int *created)
 {
+	const char *comm = ev ? ev->comm : NULL;
+
 	int key = task_key(pid, cpu);
 	unsigned int j;
 	struct task *t;
@@ -164,6 +166,8 @@ static struct task *get_task(struct replay *r, int pid, int cpu,
 	t->pid = pid;
 	t->last_cpu = -1;
 	stack_init(&t->st);
+	if (!comm && ev && ev->comm_of)
+		comm = ev->comm_of(ev->comm_priv, pid);
 	if (comm)
 		strncpy(t->comm, comm, sizeof(t->comm) - 1);
 	r->tasks[j] = t;
@@ -786,7 +790,7 @@ void replay_event(struct replay *r, const struct kms_event *ev)
 		return;
 	c = get_cpu(r, ev->cpu);
 	c->seen = 1;
-	t = get_task(r, ev->pid, ev->cpu, ev->comm, &created);
+	t = get_task(r, ev->pid, ev->cpu, ev, &created);
 	task_touch(r, t, c, created);
 	r->st->events++;
 
@@ -795,8 +799,14 @@ void replay_event(struct replay *r, const struct kms_event *ev)
 		goto out;
 	}
 	forced = ev->type == KMS_EV_POP && (ev->flags & KMS_F_FORCED);
+	/*
+	 * A push is made on the stack of the context it runs in; a pop says
+	 * which stack it removed from, which is the context it runs in or
+	 * one that it interrupted. The record flags tell the context, but
+	 * text may lack them or lack the NMI bit (trace-cmd report -l).
+	 */
 	if (ev->type == KMS_EV_PUSH || forced || ev->in_ctx < 0 ||
-	    ev->in_ctx >= KMS_CTX_NR)
+	    ev->in_ctx >= KMS_CTX_NR || ev->in_ctx < ev->ctx)
 		cur = ev->ctx;
 	else
 		cur = ev->in_ctx;
@@ -804,11 +814,10 @@ void replay_event(struct replay *r, const struct kms_event *ev)
 		c->leak_active = 0;
 		flush_pending(r, c, ev->cpu, 1, t);
 		/* a pop's ctx is the stack, not the context, without flags */
-		if (ev->type == KMS_EV_PUSH || cur == ev->in_ctx)
+		if (ev->type == KMS_EV_PUSH || ev->in_ctx >= 0)
 			check_lower(r, ev, t, c, cur);
 	}
 	if (ev->type == KMS_EV_PUSH) {
-		r->st->pushes++;
 		flush_pending(r, c, ev->cpu, 0, t);
 		do_push(r, ev, t, c);
 	} else {

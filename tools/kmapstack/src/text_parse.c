@@ -219,7 +219,7 @@ static int parse_ts(struct span s, unsigned long long *ns)
 static int latency_ctx(struct span s)
 {
 	/* irqs-off, need-resched, hardirq/softirq, preempt, [migrate] */
-	if (s.n < 4 || s.n > 6)
+	if (s.n < 4 || s.n > 6 || !strchr(".dDbBX", s.p[0]))
 		return -2;
 	for (size_t i = 0; i < s.n; i++)
 		if (!strchr(".dDbBnNpPXhHsSzZ0123456789abcdef", s.p[i]))

@@ -114,8 +114,9 @@ class Format:
 class Symbols:
     """A fake kallsyms: every function named in a scenario gets an address."""
 
-    def __init__(self):
+    def __init__(self, base=KSYM_BASE):
         self.addr = {}
+        self.base = base
 
     def resolve(self, text):
         if re.match(r"^-?\d", text):
@@ -127,7 +128,7 @@ class Symbols:
         if off >= KSYM_STEP:
             raise ValueError("offset too large in %r" % text)
         if name not in self.addr:
-            self.addr[name] = KSYM_BASE + KSYM_STEP * (len(self.addr) + 1)
+            self.addr[name] = self.base + KSYM_STEP * (len(self.addr) + 1)
         return self.addr[name] + off
 
     def name_of(self, addr):
@@ -138,10 +139,10 @@ class Symbols:
         return "0x%x" % addr
 
     def kallsyms(self):
-        lines = ["%016x T _stext" % KSYM_BASE]
+        lines = ["%016x T _stext" % self.base]
         for name, base in sorted(self.addr.items(), key=lambda x: x[1]):
             lines.append("%016x T %s" % (base, name))
-        lines.append("%016x T _etext" % (KSYM_BASE + KSYM_STEP *
+        lines.append("%016x T _etext" % (self.base + KSYM_STEP *
                                           (len(self.addr) + 2)))
         return "\n".join(lines) + "\n"
 
@@ -216,7 +217,8 @@ class Trace:
         self.formats_dir = formats_dir
         ulong = self.formats["kmap_push"].fields["caller"][1]
         self.long_size = ulong
-        self.syms = Symbols()
+        self.syms = Symbols(KSYM_BASE if ulong == 8 else 0xc1000000)
+        self.system = "kmap_stack"
         self.cpus = {}
         self.comms = {}
         self.text = []
@@ -239,7 +241,11 @@ class Trace:
         v = dict(values)
         v.update(common_type=fmt.id, common_flags=cflags,
                  common_preempt_count=1 if in_ctx else 0, common_pid=pid)
-        self.cpu(cpu).add(ts, fmt.pack(v))
+        buf = self.cpu(cpu)
+        if self.keep_text and buf.pending_missed is not None:
+            self.text.append("CPU:%d [LOST %s EVENTS]" % (
+                cpu, buf.pending_missed if buf.pending_missed >= 0 else 0))
+        buf.add(ts, fmt.pack(v))
         if self.keep_text:
             self.text.append(self.ftrace_line(cpu, ts, pid, ev, v, cflags))
 
@@ -277,7 +283,7 @@ class Trace:
         os.makedirs(outdir, exist_ok=True)
         fake = os.path.join(outdir, "tracefs")
         evdir = os.path.join(fake, "events")
-        os.makedirs(os.path.join(evdir, "kmap_stack"), exist_ok=True)
+        os.makedirs(os.path.join(evdir, self.system), exist_ok=True)
         with open(os.path.join(evdir, "header_page"), "w") as f:
             f.write(header_page(8))
         with open(os.path.join(evdir, "header_event"), "w") as f:
@@ -287,10 +293,11 @@ class Trace:
         with open(os.path.join(evdir, "ftrace", "print", "format"), "w") as f:
             f.write(FTRACE_PRINT)
         for e, fmt in self.formats.items():
-            d = os.path.join(evdir, "kmap_stack", e)
+            name = e if self.system == "kmap_stack" else "other_" + e
+            d = os.path.join(evdir, self.system, name)
             os.makedirs(d, exist_ok=True)
             with open(os.path.join(d, "format"), "w") as f:
-                f.write(fmt.text)
+                f.write(fmt.text.replace("name: " + e, "name: " + name))
         with open(os.path.join(fake, "saved_cmdlines"), "w") as f:
             for pid, comm in sorted(self.comms.items()):
                 f.write("%d %s\n" % (pid, comm))
@@ -343,6 +350,22 @@ def parse_value(tr, key, text):
     return int(text, 0)
 
 
+def scenario_formats(path, default):
+    """'formats: NAME' in a scenario: tests/formats/NAME or the goldens'."""
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"^formats:\s*(\S+)", line)
+            if m:
+                # the goldens captured from a kernel win over the test's
+                for base in (os.path.dirname(DEFAULT_FORMATS),
+                             os.path.join(HERE, "formats")):
+                    d = os.path.join(base, m.group(1))
+                    if os.path.isdir(d):
+                        return d
+                raise SystemExit("%s: no formats %s" % (path, m.group(1)))
+    return default
+
+
 def load_scenario(path, tr):
     """Event lines: CPU TS PID[:COMM] push|pop|violation key=value ...
     (ts in ns; 'in=hardirq' sets the context flags of the event header,
@@ -352,7 +375,8 @@ def load_scenario(path, tr):
     with open(path) as f:
         for lineno, line in enumerate(f, 1):
             line = line.split("#", 1)[0].strip()
-            if not line or line.startswith("@") or line.startswith("desc:"):
+            if (not line or line.startswith("@") or
+                    re.match(r"^(desc|formats):", line)):
                 continue
             w = line.split()
             try:
@@ -387,9 +411,12 @@ def load_scenario(path, tr):
 def bench(tr, n, ncpus, seed=1):
     """A busy machine: tasks nest up to 4 mappings, interrupts nest on top."""
     rnd = random.Random(seed)
-    sites = ["bench_site_%d" % i for i in range(64)]
-    for s in sites:
-        tr.syms.resolve(s)
+    # a kernel has a few dozen kmap call sites, nesting in fixed patterns
+    levels = [["bench_l%d_site%d" % (lv, i) for i in range(n)]
+              for lv, n in enumerate((16, 8, 8, 8, 4))]
+    for lv in levels:
+        for s in lv:
+            tr.syms.resolve(s)
     ts = [1000000000] * ncpus
     pids = list(range(1000, 1000 + 8 * ncpus))
     for p in pids:
@@ -399,7 +426,8 @@ def bench(tr, n, ncpus, seed=1):
 
     def push(cpu, pid, ctx, key):
         st = stacks.setdefault(key, [])
-        site = rnd.choice(sites) + "+0x%x" % (rnd.randrange(8) * 4)
+        lv = levels[min(len(st), len(levels) - 1)] if ctx == 0 else levels[4]
+        site = rnd.choice(lv) + "+0x%x" % (rnd.randrange(2) * 4)
         addr_next[0] += 4096
         st.append(addr_next[0])
         tr.event(cpu, ts[cpu], pid, None, "kmap_push",
@@ -437,6 +465,7 @@ def bench(tr, n, ncpus, seed=1):
 
 def main(argv):
     formats = DEFAULT_FORMATS
+    system = "kmap_stack"
     ncpus = 2
     args = []
     i = 1
@@ -444,6 +473,9 @@ def main(argv):
     while i < len(argv):
         if argv[i] == "--formats":
             formats = argv[i + 1]
+            i += 2
+        elif argv[i] == "--system":
+            system = argv[i + 1]
             i += 2
         elif argv[i] == "--cpus":
             ncpus = int(argv[i + 1])
@@ -463,7 +495,8 @@ def main(argv):
     if len(args) != 2:
         sys.stderr.write(__doc__)
         return 2
-    tr = Trace(formats)
+    tr = Trace(scenario_formats(args[0], formats))
+    tr.system = system
     n = load_scenario(args[0], tr)
     tr.write(args[1], n)
     return 0

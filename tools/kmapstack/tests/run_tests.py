@@ -1,0 +1,406 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""The kmapstack test runner.
+
+Runs the C unit tests, then every scenario in tests/scenarios/*.scn (see
+tests/README.md for the format): the scenario's events are synthesised into
+a trace.dat by gen_trace.py (and into text: `trace-cmd report`, `trace-cmd
+report -l` and the /sys/kernel/tracing/trace form), kmapstack runs on them
+and its exit status, output and JSON are checked. Then the bad-input cases.
+Ends with the line "N passed, N failed"; exits 1 on any failure.
+"""
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PY = "/usr/bin/python3"
+GEN = os.path.join(HERE, "gen_trace.py")
+
+
+class Runner:
+    def __init__(self, kmapstack, work, sanitized):
+        self.kms = os.path.abspath(kmapstack)
+        self.work = os.path.abspath(work)
+        self.sanitized = sanitized
+        self.passed = 0
+        self.failed = 0
+        self.failures = []
+
+    def result(self, name, errors):
+        if errors:
+            self.failed += 1
+            self.failures.append(name)
+            print("FAIL %s" % name)
+            for e in errors:
+                print("     %s" % e)
+        else:
+            self.passed += 1
+            print("ok   %s" % name)
+
+    def run(self, args, stdin=None):
+        r = subprocess.run([self.kms] + args, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, stdin=stdin,
+                           timeout=300)
+        return r.returncode, r.stdout.decode("utf-8", "replace"), \
+            r.stderr.decode("utf-8", "replace")
+
+    def sanitizer_errors(self, err):
+        if re.search(r"(AddressSanitizer|UndefinedBehaviorSanitizer|"
+                     r"LeakSanitizer|runtime error:)", err):
+            return ["sanitizer report: %s" % err[:2000]]
+        return []
+
+
+def J(doc, path):
+    """A value in the JSON document by dotted path: 'a.b[0].c'."""
+    cur = doc
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
+        if part.startswith("["):
+            i = int(part[1:-1])
+            if not isinstance(cur, list) or i >= len(cur):
+                return None
+            cur = cur[i]
+        else:
+            if not isinstance(cur, dict) or part not in cur:
+                return None
+            cur = cur[part]
+    return cur
+
+
+class Case:
+    def __init__(self, cmd):
+        self.cmd = cmd
+        self.exit = None
+        self.out = []
+        self.notout = []
+        self.err = []
+        self.json = []
+        self.files = []  # (path, regex)
+        self.each = None
+        self.stdin = None
+        self.lines = None
+
+
+def parse_scenario(path):
+    cases, desc = [], ""
+    each = None
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("desc:"):
+                desc = line[5:].strip()
+            if not line.startswith("@"):
+                continue
+            word, _, rest = line[1:].partition(" ")
+            rest = rest.strip()
+            if word == "each":
+                each = rest.split()
+                continue
+            if word == "run":
+                cases.append(Case(rest))
+                cases[-1].each = each
+                continue
+            if not cases:
+                raise SystemExit("%s: @%s before @run" % (path, word))
+            c = cases[-1]
+            if word == "exit":
+                c.exit = int(rest)
+            elif word == "out":
+                c.out.append(rest)
+            elif word == "notout":
+                c.notout.append(rest)
+            elif word == "err":
+                c.err.append(rest)
+            elif word == "json":
+                c.json.append(rest)
+            elif word == "file":
+                p, _, rx = rest.partition(" ")
+                c.files.append((p, rx))
+            elif word == "stdin":
+                c.stdin = rest
+            elif word == "lines":
+                c.lines = int(rest)
+            else:
+                raise SystemExit("%s: unknown @%s" % (path, word))
+    return desc, cases
+
+
+def make_inputs(scn, outdir):
+    """trace.dat and the three text forms of a scenario."""
+    if os.path.isdir(outdir):
+        shutil.rmtree(outdir)
+    r = subprocess.run([PY, GEN, scn, outdir], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    if r.returncode:
+        return None, r.stderr.decode() + r.stdout.decode()
+    dat = os.path.join(outdir, "trace.dat")
+    paths = {"dat": dat, "ftrace": os.path.join(outdir, "ftrace.txt"),
+             "dir": outdir}
+    for name, extra in (("txt", []), ("ltxt", ["-l"])):
+        p = os.path.join(outdir, name + ".txt")
+        with open(p, "w") as f:
+            r = subprocess.run(["trace-cmd", "report"] + extra + [dat],
+                               stdout=f, stderr=subprocess.PIPE)
+        if r.returncode:
+            return None, "trace-cmd report failed: " + r.stderr.decode()
+        paths[name] = p
+    return paths, None
+
+
+def subst(text, paths, variant):
+    text = text.replace("{in}", paths.get(variant, "") if variant else "")
+    for k, v in paths.items():
+        text = text.replace("{%s}" % k, v)
+    return text
+
+
+def check_case(rn, c, paths, variant):
+    errors = []
+    cmd = shlex.split(subst(c.cmd, paths, variant))
+    stdin = open(subst(c.stdin, paths, variant)) if c.stdin else None
+    code, out, err = rn.run(cmd, stdin)
+    if stdin:
+        stdin.close()
+    errors += rn.sanitizer_errors(err)
+    if c.exit is not None and code != c.exit:
+        errors.append("exit %d, expected %d; stderr: %s" %
+                      (code, c.exit, err.strip()[:500]))
+    for rx in c.out:
+        if not re.search(subst(rx, paths, variant), out, re.M):
+            errors.append("stdout lacks /%s/" % rx)
+    for rx in c.notout:
+        if re.search(subst(rx, paths, variant), out, re.M):
+            errors.append("stdout has /%s/" % rx)
+    for rx in c.err:
+        if not re.search(rx, err, re.M):
+            errors.append("stderr lacks /%s/: %s" % (rx, err.strip()[:300]))
+    if c.lines is not None:
+        n = len(out.splitlines())
+        if n != c.lines:
+            errors.append("stdout has %d lines, expected %d" % (n, c.lines))
+    for p, rx in c.files:
+        p = subst(p, paths, variant)
+        try:
+            with open(p) as f:
+                content = f.read()
+        except OSError as e:
+            errors.append("no file %s: %s" % (p, e))
+            continue
+        if not re.search(rx, content, re.M):
+            errors.append("%s lacks /%s/" % (p, rx))
+    if c.json:
+        code2, jout, jerr = rn.run(cmd + ["--json"], None)
+        errors += rn.sanitizer_errors(jerr)
+        try:
+            doc = json.loads(jout)
+        except ValueError as e:
+            errors.append("--json output is not JSON: %s" % e)
+            doc = None
+        if doc is not None:
+            if code2 != code:
+                errors.append("--json exit %d differs from %d" %
+                              (code2, code))
+            for expr in c.json:
+                try:
+                    ok = eval(expr, {"J": lambda p: J(doc, p), "doc": doc,
+                                     "len": len, "any": any, "all": all,
+                                     "sorted": sorted})
+                except Exception as e:  # noqa: BLE001
+                    ok = False
+                    expr += " (%s)" % e
+                if not ok:
+                    errors.append("json: %s is false" % expr)
+    return errors
+
+
+def run_scenarios(rn, only):
+    sdir = os.path.join(HERE, "scenarios")
+    for name in sorted(os.listdir(sdir)):
+        if not name.endswith(".scn"):
+            continue
+        if only and not any(o in name for o in only):
+            continue
+        scn = os.path.join(sdir, name)
+        base = name[:-4]
+        desc, cases = parse_scenario(scn)
+        paths, err = make_inputs(scn, os.path.join(rn.work, base))
+        if not paths:
+            rn.result(base + ": generate", [err])
+            continue
+        for i, c in enumerate(cases):
+            for variant in (c.each or [None]):
+                label = "%s #%d%s" % (base, i + 1,
+                                      " [%s]" % variant if variant else "")
+                rn.result(label, check_case(rn, c, paths, variant))
+
+
+def write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def run_bad_inputs(rn, only):
+    """Inputs that must give one error line and exit 2, never a crash."""
+    if only and "bad" not in only:
+        return
+    d = os.path.join(rn.work, "bad")
+    os.makedirs(d, exist_ok=True)
+    good = os.path.join(rn.work, "clean", "trace.dat")
+    cases = []
+    write(os.path.join(d, "empty"), b"")
+    cases.append(("empty file", ["check", os.path.join(d, "empty")],
+                  r"empty file"))
+    png = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00"
+           b"\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\r"
+           b"IDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00"
+           b"\x00\x00IEND\xaeB`\x82")
+    write(os.path.join(d, "image.png"), png)
+    cases.append(("PNG file", ["check", os.path.join(d, "image.png")],
+                  r"unknown format"))
+    write(os.path.join(d, "random.bin"), bytes((i * 7919 + 13) % 256
+                                               for i in range(5000)))
+    cases.append(("binary garbage", ["report", os.path.join(d, "random.bin")],
+                  r"unknown format"))
+    write(os.path.join(d, "readme.txt"), b"just some text\nno events\n")
+    cases.append(("text without events",
+                  ["check", os.path.join(d, "readme.txt")],
+                  r"no kmap_stack events"))
+    cases.append(("missing file", ["check", os.path.join(d, "nope.dat")],
+                  r"No such file"))
+    cases.append(("directory", ["check", d], r"is a directory"))
+    if os.path.exists(good):
+        with open(good, "rb") as f:
+            data = f.read()
+        for cut in (16, 200, len(data) // 2, len(data) - 1):
+            p = os.path.join(d, "trunc%d.dat" % cut)
+            write(p, data[:cut])
+            cases.append(("trace.dat truncated at %d" % cut, ["check", p],
+                          r"truncated or corrupt"))
+        # only the magic of a trace.dat
+        p = os.path.join(d, "magic.dat")
+        write(p, data[:10] + b"\xff" * 300)
+        cases.append(("trace.dat magic then junk", ["check", p],
+                      r"truncated or corrupt"))
+    other = os.path.join(rn.work, "other")
+    r = subprocess.run([PY, GEN, "--system", "other",
+                        os.path.join(HERE, "scenarios", "clean.scn"), other],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if r.returncode == 0:
+        cases.append(("trace.dat without kmap_stack events",
+                      ["check", os.path.join(other, "trace.dat")],
+                      r"no kmap_stack events"))
+    cases.append(("live: no tracefs there",
+                  ["live", "--duration", "1", "--tracefs",
+                   os.path.join(d, "nowhere")], r"no tracefs"))
+    cases.append(("live: tracefs without kmap_stack events",
+                  ["live", "--duration", "1", "--tracefs", d],
+                  r"no kmap_stack events"))
+    # usage errors
+    cases.append(("no command", [], r"no command"))
+    cases.append(("unknown command", ["frobnicate", "x"],
+                  r"unknown command"))
+    cases.append(("unknown option", ["check", "--bogus", "x"],
+                  r"unknown or incomplete option"))
+    cases.append(("no file", ["check"], r"no input file"))
+    cases.append(("bad threshold", ["report", "--hold-threshold", "abc",
+                                    "x"], r"bad --hold-threshold"))
+    cases.append(("json and folded", ["report", "--json", "--folded", "x"],
+                  r"exclude each other"))
+    for name, args, rx in cases:
+        code, out, err = rn.run(args)
+        errors = rn.sanitizer_errors(err)
+        if code != 2:
+            errors.append("exit %d, expected 2" % code)
+        lines = [l for l in err.splitlines() if l.strip()]
+        if not lines or not re.search(rx, lines[0]):
+            errors.append("stderr first line lacks /%s/: %r" % (rx, err[:300]))
+        if len(lines) > 2 or (len(lines) == 2 and
+                              not lines[1].startswith("Try ")):
+            errors.append("more than one error line: %r" % err[:500])
+        if out:
+            errors.append("stdout not empty: %r" % out[:200])
+        rn.result("bad input: " + name, errors)
+    # corrupt data pages: any verdict, but no crash and at most one line
+    if os.path.exists(good):
+        with open(good, "rb") as f:
+            data = bytearray(f.read())
+        for k, off in enumerate(range(len(data) - 4096, len(data), 97)):
+            bad = bytearray(data)
+            for j in range(off, min(off + 64, len(bad))):
+                bad[j] ^= 0x5a
+            p = os.path.join(d, "corrupt%d.dat" % k)
+            write(p, bytes(bad))
+        for k in range(0, 4096 // 97 + 1):
+            p = os.path.join(d, "corrupt%d.dat" % k)
+            if not os.path.exists(p):
+                continue
+            code, out, err = rn.run(["report", p])
+            errors = rn.sanitizer_errors(err)
+            if code not in (0, 1, 2) or code < 0:
+                errors.append("exit %d" % code)
+            if code == 2 and len(err.strip().splitlines()) != 1:
+                errors.append("error is not one line: %r" % err[:300])
+            if errors:
+                rn.result("corrupt trace.dat #%d" % k, errors)
+                break
+        else:
+            rn.result("corrupt trace.dat data pages (%d files)" % (k + 1),
+                      [])
+
+
+def run_unit(rn, unit):
+    if not unit:
+        return
+    r = subprocess.run([os.path.abspath(unit)], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, cwd=HERE)
+    out = r.stdout.decode("utf-8", "replace")
+    err = r.stderr.decode("utf-8", "replace")
+    sys.stdout.write(out)
+    m = re.search(r"^unit: (\d+) passed, (\d+) failed$", out, re.M)
+    if not m or r.returncode not in (0, 1):
+        rn.failed += 1
+        print("FAIL unit tests did not finish (exit %d): %s" %
+              (r.returncode, err[:2000]))
+        return
+    rn.passed += int(m.group(1))
+    rn.failed += int(m.group(2))
+    if rn.sanitizer_errors(err):
+        rn.failed += 1
+        print("FAIL unit tests: " + err[:2000])
+
+
+def main():
+    args = sys.argv[1:]
+    kms, unit, work, only, sanitized = "./kmapstack", None, "build/tests", \
+        [], False
+    while args:
+        a = args.pop(0)
+        if a == "--kmapstack":
+            kms = args.pop(0)
+        elif a == "--unit":
+            unit = args.pop(0)
+        elif a == "--work":
+            work = args.pop(0)
+        elif a == "--sanitized":
+            sanitized = True
+        else:
+            only.append(a)
+    os.makedirs(work, exist_ok=True)
+    rn = Runner(kms, work, sanitized)
+    run_unit(rn, unit)
+    run_scenarios(rn, only)
+    run_bad_inputs(rn, only)
+    if rn.failures:
+        print("failed: " + ", ".join(rn.failures))
+    print("%d passed, %d failed" % (rn.passed, rn.failed))
+    return 1 if rn.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kmapstack unit tests: the call-site table */
+#include <stdio.h>
+#include <string.h>
+
+#include "kms.h"
+#include "sites.h"
+#include "unit.h"
+
+void test_sites(void)
+{
+	char buf[32];
+	int a, b, ok = 1;
+
+	sites_reset();
+	a = sites_intern("foo+0x10", 8);
+	b = sites_intern("foo+0x10/0x40", 8);
+	CHECK(a == b);
+	CHECK(!strcmp(sites_name(a), "foo+0x10"));
+	CHECK(sites_intern("bar", 3) != a);
+	CHECK(!strcmp(sites_name(KMS_NO_SITE), "[unknown]"));
+	/* survives growth */
+	for (int i = 0; i < 5000; i++) {
+		snprintf(buf, sizeof(buf), "f%d+0x%x", i, i);
+		if (sites_intern(buf, strlen(buf)) != i + 2)
+			ok = 0;
+	}
+	CHECK(ok);
+	CHECK(sites_intern("foo+0x10", 8) == a);
+	CHECK(!strcmp(sites_name(4001), "f3999+0xf9f"));
+	CHECK(sites_count() == 5002);
+	CHECK(!strcmp(kms_kind_name(KMS_CROSS_CONTEXT), "cross_context"));
+	CHECK(kms_kind_from_name("leak_exit") == KMS_LEAK_EXIT);
+	CHECK(kms_leak_kind_ctx(KMS_LEAK_TIMER) == KMS_CTX_SOFTIRQ);
+	sites_reset();
+}
