@@ -30,7 +30,7 @@ git -C "$dir" \
 	-c core.abbrev=12 -c diff.noprefix=false -c diff.mnemonicPrefix=false \
 	-c diff.renames=true -c diff.algorithm=default -c format.signature= \
 	-c format.useAutoBase=false -c format.coverLetter=false -c format.thread=false \
-	-c format.headers= -c format.to= -c format.cc= -c format.subjectPrefix=PATCH \
+	-c format.subjectPrefix=PATCH \
 	format-patch -q -N --no-signature --zero-commit --no-base --no-cover-letter \
 	-o "$tmp" base..HEAD
 
