@@ -10,10 +10,14 @@
 static const char *const ev_names[3] = { "kmap_push", "kmap_pop",
 					 "kmap_violation" };
 static const char *const field_names[DF_NR] = {
-	[DF_CALLER] = "caller",	    [DF_ADDR] = "addr",
-	[DF_PFN] = "pfn",	    [DF_DEPTH] = "depth",
-	[DF_CTX] = "ctx",	    [DF_FLAGS] = "flags",
-	[DF_KIND] = "kind",	    [DF_MAP_CALLER] = "map_caller",
+	[DF_CALLER] = "caller",
+	[DF_ADDR] = "addr",
+	[DF_PFN] = "pfn",
+	[DF_DEPTH] = "depth",
+	[DF_CTX] = "ctx",
+	[DF_FLAGS] = "flags",
+	[DF_KIND] = "kind",
+	[DF_MAP_CALLER] = "map_caller",
 	[DF_TOP_CALLER] = "top_caller",
 };
 
@@ -84,8 +88,7 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, char *err,
 	return 0;
 }
 
-static unsigned long long rd(const struct tep_format_field *f,
-			     const void *data)
+static unsigned long long rd(const struct tep_format_field *f, const void *data)
 {
 	unsigned long long v = 0;
 
@@ -93,7 +96,8 @@ static unsigned long long rd(const struct tep_format_field *f,
 		return 0;
 	if (same_endian) {
 		/* the offset and size are the format's */
-		const unsigned char *p = (const unsigned char *)data + f->offset;
+		const unsigned char *p =
+			(const unsigned char *)data + f->offset;
 
 		switch (f->size) {
 		case 1:
@@ -119,8 +123,7 @@ static unsigned long long rd(const struct tep_format_field *f,
 	return v;
 }
 
-static long long rd_signed(const struct tep_format_field *f,
-			   const void *data)
+static long long rd_signed(const struct tep_format_field *f, const void *data)
 {
 	unsigned long long v = rd(f, data);
 	int bits;
@@ -232,15 +235,15 @@ int decoder_decode(struct decoder *d, struct tep_record *rec,
 	}
 	de = &d->ev[e];
 	memset(ev, 0, sizeof(*ev));
-	ev->type = e == 0 ? KMS_EV_PUSH : e == 1 ? KMS_EV_POP :
-						   KMS_EV_VIOLATION;
+	ev->type = e == 0 ? KMS_EV_PUSH :
+		   e == 1 ? KMS_EV_POP :
+			    KMS_EV_VIOLATION;
 	ev->ts = rec->ts;
 	ev->cpu = rec->cpu;
 	ev->pid = tep_data_pid(d->tep, rec);
 	ev->comm_of = comm_of;
 	ev->comm_priv = d->tep;
-	if (d->f_flags &&
-	    d->f_flags->offset + d->f_flags->size <= rec->size)
+	if (d->f_flags && d->f_flags->offset + d->f_flags->size <= rec->size)
 		ev->in_ctx = flags_ctx(rd(d->f_flags, data));
 	else
 		ev->in_ctx = -1;

@@ -29,8 +29,8 @@ struct input_info {
 
 /* what a file is, by its first bytes: INPUT_TRACEDAT, INPUT_TEXT or -1 */
 int input_detect(const char *path, char *err, size_t errlen);
-int input_tracedat(const char *path, struct replay *r,
-		   struct input_info *info, char *err, size_t errlen);
+int input_tracedat(const char *path, struct replay *r, struct input_info *info,
+		   char *err, size_t errlen);
 int input_text(const char *path, struct replay *r, struct input_info *info,
 	       char *err, size_t errlen);
 /* text from a buffer, for the fuzzer and the unit tests */

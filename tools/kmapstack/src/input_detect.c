@@ -10,8 +10,8 @@
 #include "input.h"
 
 /* the first bytes of a trace.dat file (trace-cmd.dat(5)) */
-static const char tracedat_magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a',
-				       'c',  'i',  'n',	 'g' };
+static const char tracedat_magic[] = { 0x17, 0x08, 0x44, 't', 'r',
+				       'a',  'c',  'i',	 'n', 'g' };
 
 int input_detect(const char *path, char *err, size_t errlen)
 {

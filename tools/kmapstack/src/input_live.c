@@ -34,8 +34,8 @@ struct live_ctx {
 	struct input_info *info;
 };
 
-static int on_record(struct tep_event *event, struct tep_record *rec,
-		     int cpu, void *data)
+static int on_record(struct tep_event *event, struct tep_record *rec, int cpu,
+		     void *data)
 {
 	struct live_ctx *c = data;
 	struct kms_event ev;
@@ -124,8 +124,7 @@ int input_live(const struct live_opts *lo, struct replay *r,
 	snprintf(path, sizeof(path), "%s/events/kmap_stack/kmap_push/format",
 		 dir);
 	if (access(path, R_OK)) {
-		snprintf(err, errlen,
-			 "%s: %s", dir,
+		snprintf(err, errlen, "%s: %s", dir,
 			 errno == EACCES ?
 				 "permission denied (run as root)" :
 				 "this kernel has no kmap_stack events "
@@ -170,7 +169,8 @@ int input_live(const struct live_opts *lo, struct replay *r,
 		memset(&it, 0, sizeof(it));
 		it.it_value.tv_sec = (time_t)lo->duration;
 		it.it_value.tv_usec =
-			(suseconds_t)((lo->duration - (double)(time_t)lo->duration) *
+			(suseconds_t)((lo->duration -
+				       (double)(time_t)lo->duration) *
 				      1e6);
 		if (!it.it_value.tv_sec && !it.it_value.tv_usec)
 			it.it_value.tv_usec = 1;
@@ -190,8 +190,7 @@ int input_live(const struct live_opts *lo, struct replay *r,
 	/* drain what is left */
 	tracefs_event_disable(live_instance, "kmap_stack", NULL);
 	live_stop = 0;
-	tracefs_iterate_raw_events(tep, live_instance, NULL, 0, on_record,
-				   &c);
+	tracefs_iterate_raw_events(tep, live_instance, NULL, 0, on_record, &c);
 	ret = 0;
 out:
 	if (live_instance) {

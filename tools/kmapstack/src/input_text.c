@@ -43,8 +43,8 @@ static int text_done(const char *path, struct input_info *info, char *err,
 		     size_t errlen)
 {
 	if (!info->records) {
-		snprintf(err, errlen,
-			 "%s: no kmap_stack events in this text%s", path,
+		snprintf(err, errlen, "%s: no kmap_stack events in this text%s",
+			 path,
 			 info->bad_records ? " (only malformed ones)" : "");
 		return -1;
 	}

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kmapstack: trace.dat files, read through libtracecmd and libtraceevent */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <trace-cmd.h>
 
@@ -41,8 +45,39 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 	return 0;
 }
 
-int input_tracedat(const char *path, struct replay *r,
-		   struct input_info *info, char *err, size_t errlen)
+#define OPEN_FLAGS \
+	(TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS)
+
+/*
+ * libtraceevent does not survive every corrupt event format: open the file
+ * once in a child, so that a crash there is a clear error here.
+ */
+static int probe_open(const char *path)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return 0;
+	if (pid == 0) {
+		struct tracecmd_input *h;
+		int fd = open("/dev/null", O_WRONLY);
+
+		if (fd >= 0)
+			dup2(fd, STDERR_FILENO);
+		h = tracecmd_open(path, OPEN_FLAGS);
+		if (h)
+			tracecmd_close(h);
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 0;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+int input_tracedat(const char *path, struct replay *r, struct input_info *info,
+		   char *err, size_t errlen)
 {
 	struct tracecmd_input *handle;
 	struct dat_ctx c;
@@ -55,8 +90,7 @@ int input_tracedat(const char *path, struct replay *r,
 	info->kind = INPUT_TRACEDAT;
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	tep_set_loglevel(TEP_LOG_NONE);
-	handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS |
-					     TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	handle = probe_open(path) ? NULL : tracecmd_open(path, OPEN_FLAGS);
 	if (!handle) {
 		snprintf(err, errlen,
 			 "%s: cannot read this trace.dat (truncated or "
@@ -65,8 +99,7 @@ int input_tracedat(const char *path, struct replay *r,
 		return -1;
 	}
 	tep_set_loglevel(TEP_LOG_NONE);
-	if (decoder_init(&c.dec, tracecmd_get_tep(handle), why,
-			 sizeof(why))) {
+	if (decoder_init(&c.dec, tracecmd_get_tep(handle), why, sizeof(why))) {
 		snprintf(err, errlen, "%s: %s", path, why);
 		tracecmd_close(handle);
 		return -1;

@@ -4,8 +4,8 @@
 
 #include "kms.h"
 
-static const char *const ctx_names[KMS_CTX_NR] = { "task", "softirq",
-						   "hardirq", "nmi" };
+static const char *const ctx_names[KMS_CTX_NR] = { "task", "softirq", "hardirq",
+						   "nmi" };
 
 static const char *const kind_names[KMS_KIND_NR] = {
 	[KMS_MISMATCH] = "mismatch",

@@ -8,6 +8,7 @@
  * Exit status: 0 clean, 1 violations found, 2 usage or input error.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,7 +157,8 @@ static int parse_args(int argc, char **argv, struct cmd *cmd)
 			break;
 		case OPT_THRESHOLD:
 			if (parse_count(optarg, 1LL << 62, &v))
-				return usage_error("bad --hold-threshold", optarg);
+				return usage_error("bad --hold-threshold",
+						   optarg);
 			cmd->o.have_threshold = 1;
 			cmd->o.hold_threshold = (unsigned long long)v;
 			if (cmd->o.top == 10)
@@ -169,7 +171,8 @@ static int parse_args(int argc, char **argv, struct cmd *cmd)
 			break;
 		case OPT_MAXV:
 			if (parse_count(optarg, 100000000, &v))
-				return usage_error("bad --max-violations", optarg);
+				return usage_error("bad --max-violations",
+						   optarg);
 			cmd->o.max_findings = (int)v;
 			break;
 		case OPT_STRICT:
@@ -214,6 +217,41 @@ static int parse_args(int argc, char **argv, struct cmd *cmd)
 	return 0;
 }
 
+static const char *current_input;
+
+/* a crash inside the trace libraries on a corrupt file: say so, exit 2 */
+static void on_fault(int sig)
+{
+	static const char msg[] = "kmapstack: the trace libraries crashed "
+				  "reading a corrupt input: ";
+	const char *p = current_input ? current_input : "?";
+
+	(void)sig;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0 ||
+	    write(STDERR_FILENO, p, strlen(p)) < 0 ||
+	    write(STDERR_FILENO, "\n", 1) < 0)
+		_exit(EXIT_USAGE);
+	_exit(EXIT_USAGE);
+}
+
+static void catch_faults(void)
+{
+	static char stack[64 * 1024];
+	struct sigaction sa;
+	stack_t ss;
+
+	ss.ss_sp = stack;
+	ss.ss_size = sizeof(stack);
+	ss.ss_flags = 0;
+	sigaltstack(&ss, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fault;
+	sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
+	sigaction(SIGFPE, &sa, NULL);
+}
+
 static int run_input(const char *path, struct cmd *cmd, struct replay *r,
 		     struct input_info *info, char *err, size_t errlen)
 {
@@ -221,6 +259,7 @@ static int run_input(const char *path, struct cmd *cmd, struct replay *r,
 
 	info->path = path;
 	info->progress = cmd->o.progress;
+	current_input = path;
 	if (!strcmp(path, "-")) {
 		info->path = "<stdin>";
 		return input_text("/dev/stdin", r, info, err, errlen);
@@ -257,6 +296,7 @@ int main(int argc, char **argv)
 	ret = parse_args(argc, argv, &cmd);
 	if (ret)
 		return ret;
+	catch_faults();
 	ninputs = cmd.live ? 1 : argc - optind;
 	inputs = calloc((size_t)ninputs, sizeof(*inputs));
 	if (!inputs)
@@ -276,7 +316,8 @@ int main(int argc, char **argv)
 		if (ret) {
 			fprintf(stderr, "kmapstack: %s\n", err);
 			replay_free(r);
-			return EXIT_USAGE;
+			status = EXIT_USAGE;
+			goto out;
 		}
 		replay_finish(r);
 		replay_free(r);
@@ -286,7 +327,8 @@ int main(int argc, char **argv)
 		if (!out) {
 			fprintf(stderr, "kmapstack: %s: cannot write\n",
 				cmd.output);
-			return EXIT_USAGE;
+			status = EXIT_USAGE;
+			goto out;
 		}
 	}
 	rc.o = &cmd.o;
@@ -301,15 +343,16 @@ int main(int argc, char **argv)
 		report_folded(out, &rc);
 	else
 		report_text(out, &rc);
+	status = findings_violations(&f, cmd.o.strict) ? EXIT_VIOLATIONS : 0;
 	if (cmd.svg && report_svg(cmd.svg, &rc, err, sizeof(err))) {
 		fprintf(stderr, "kmapstack: %s\n", err);
-		return EXIT_USAGE;
+		status = EXIT_USAGE;
 	}
 	if (fflush(out) || (out != stdout && fclose(out))) {
 		fprintf(stderr, "kmapstack: write error\n");
-		return EXIT_USAGE;
+		status = EXIT_USAGE;
 	}
-	status = findings_violations(&f, cmd.o.strict) ? EXIT_VIOLATIONS : 0;
+out:
 	findings_free(&f);
 	stats_free(&st);
 	free(inputs);

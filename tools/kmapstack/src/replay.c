@@ -287,9 +287,8 @@ static void frame_of(struct frame *fr, const struct entry *e)
 }
 
 /* the stacks of ctx and below, innermost first, marking one entry */
-static void snapshot(struct replay *r, int idx, struct task *t,
-		     struct cpu *c, int ctx, const struct kstack *mark_st,
-		     int mark)
+static void snapshot(struct replay *r, int idx, struct task *t, struct cpu *c,
+		     int ctx, const struct kstack *mark_st, int mark)
 {
 	struct finding *x = findings_get(r->f, idx);
 	int first = 1;
@@ -397,8 +396,7 @@ static void pending_remove(struct cpu *c, int i)
 
 /* a kernel report that the replay has no finding for */
 static void kernel_only(struct replay *r, struct cpu *c, int cpu,
-			const struct pending *p, struct task *t,
-			int unsynced)
+			const struct pending *p, struct task *t, int unsynced)
 {
 	struct kms_event ev;
 	int idx;
@@ -631,8 +629,8 @@ static void do_forced_pop(struct replay *r, const struct kms_event *ev,
 	check_depth(r, s, ev->depth);
 }
 
-static void do_pop(struct replay *r, const struct kms_event *ev,
-		   struct task *t, struct cpu *c, int cur)
+static void do_pop(struct replay *r, const struct kms_event *ev, struct task *t,
+		   struct cpu *c, int cur)
 {
 	struct kstack *s = stack_of(t, c, cur);
 	struct kstack *from = s;

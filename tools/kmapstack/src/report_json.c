@@ -43,15 +43,17 @@ static void jaddr(FILE *out, unsigned long long a)
 
 static const char *input_kind(int k)
 {
-	return k == INPUT_TRACEDAT ? "trace.dat" : k == INPUT_TEXT ? "text" :
-								     "live";
+	return k == INPUT_TRACEDAT ? "trace.dat" :
+	       k == INPUT_TEXT	   ? "text" :
+				     "live";
 }
 
 static void jfinding(FILE *out, const struct finding *x, int strict)
 {
 	fprintf(out, "{\"kind\": ");
 	jstr(out, kms_kind_name(x->kind));
-	fprintf(out, ", \"violation\": %s, \"source\": \"%s\", "
+	fprintf(out,
+		", \"violation\": %s, \"source\": \"%s\", "
 		"\"kernel_kind\": ",
 		report_is_violation(x, strict) ? "true" : "false",
 		report_source(x->source));
@@ -59,8 +61,10 @@ static void jfinding(FILE *out, const struct finding *x, int strict)
 		jstr(out, kms_kind_name(x->kernel_kind));
 	else
 		fputs("null", out);
-	fprintf(out, ", \"file\": %d, \"ts\": %llu, \"cpu\": %d, \"pid\": %d, "
-		"\"comm\": ", x->file, x->ts, x->cpu, x->pid);
+	fprintf(out,
+		", \"file\": %d, \"ts\": %llu, \"cpu\": %d, \"pid\": %d, "
+		"\"comm\": ",
+		x->file, x->ts, x->cpu, x->pid);
 	jstr(out, x->comm);
 	fprintf(out, ", \"ctx\": \"%s\", \"stack_ctx\": \"%s\", \"addr\": ",
 		kms_ctx_name(x->ctx), kms_ctx_name(x->stack_ctx));
@@ -71,9 +75,10 @@ static void jfinding(FILE *out, const struct finding *x, int strict)
 	jsite(out, x->map_caller);
 	fprintf(out, ", \"top_caller\": ");
 	jsite(out, x->top_caller);
-	fprintf(out, ", \"depth\": %d, \"entries\": %d, \"uncertain\": %s, "
-		"\"note\": ", x->depth, x->nleaked,
-		x->uncertain ? "true" : "false");
+	fprintf(out,
+		", \"depth\": %d, \"entries\": %d, \"uncertain\": %s, "
+		"\"note\": ",
+		x->depth, x->nleaked, x->uncertain ? "true" : "false");
 	if (x->note)
 		jstr(out, x->note);
 	else
@@ -86,7 +91,8 @@ static void jfinding(FILE *out, const struct finding *x, int strict)
 		jsite(out, fr->placeholder ? -1 : fr->site);
 		fprintf(out, ", \"addr\": ");
 		jaddr(out, fr->addr);
-		fprintf(out, ", \"ctx\": \"%s\", \"mapped_ts\": %llu, "
+		fprintf(out,
+			", \"ctx\": \"%s\", \"mapped_ts\": %llu, "
 			"\"atomic\": %s, \"lost\": %s, \"this\": %s}",
 			kms_ctx_name(fr->ctx), fr->ts,
 			fr->flags & KMS_F_ATOMIC ? "true" : "false",
@@ -102,7 +108,8 @@ static void jhist(FILE *out, const struct hist *h)
 		fputs("null", out);
 		return;
 	}
-	fprintf(out, "{\"count\": %llu, \"min\": %llu, \"median\": %llu, "
+	fprintf(out,
+		"{\"count\": %llu, \"min\": %llu, \"median\": %llu, "
 		"\"p99\": %llu, \"max\": %llu, \"mean\": %llu}",
 		(unsigned long long)h->count, (unsigned long long)h->min,
 		(unsigned long long)hist_quantile(h, 0.5),
@@ -125,13 +132,15 @@ void report_json(FILE *out, struct report_ctx *rc)
 	for (int i = 0; i < rc->ninputs; i++) {
 		fprintf(out, "%s{\"path\": ", i ? ", " : "");
 		jstr(out, rc->inputs[i].path);
-		fprintf(out, ", \"format\": \"%s\", \"events\": %lld, "
+		fprintf(out,
+			", \"format\": \"%s\", \"events\": %lld, "
 			"\"malformed\": %lld}",
 			input_kind(rc->inputs[i].kind), rc->inputs[i].records,
 			rc->inputs[i].bad_records);
 	}
 	fprintf(out, "],\n");
-	fprintf(out, "\"summary\": {\"clean\": %s, \"violations\": %lld, "
+	fprintf(out,
+		"\"summary\": {\"clean\": %s, \"violations\": %lld, "
 		"\"held_at_end\": %lld, \"events\": %lld, \"maps\": %lld, "
 		"\"unmaps\": %lld, \"kernel_violation_events\": %lld, "
 		"\"gaps\": %lld, \"lost_events\": %lld, "
@@ -148,7 +157,8 @@ void report_json(FILE *out, struct report_ctx *rc)
 		first = 0;
 	}
 	fprintf(out, "}, \"not_shown\": %lld},\n", f->dropped);
-	fprintf(out, "\"cross_check\": {\"agreed\": %lld, \"kernel_only\": %lld, "
+	fprintf(out,
+		"\"cross_check\": {\"agreed\": %lld, \"kernel_only\": %lld, "
 		"\"replay_only\": %lld, \"kind_differs\": %lld, "
 		"\"depth_mismatches\": %lld, \"suppressed\": %lld},\n",
 		f->agreed, f->kernel_only, f->replay_only, f->kind_differs,
@@ -175,8 +185,10 @@ void report_json(FILE *out, struct report_ctx *rc)
 	for (int i = 0; i < f->ngaps; i++) {
 		const struct gap *g = &f->gaps[i];
 
-		fprintf(out, "%s{\"file\": %d, \"cpu\": %d, \"ts\": %llu, "
-			"\"missed\": ", i ? ", " : "", g->file, g->cpu, g->ts);
+		fprintf(out,
+			"%s{\"file\": %d, \"cpu\": %d, \"ts\": %llu, "
+			"\"missed\": ",
+			i ? ", " : "", g->file, g->cpu, g->ts);
 		if (g->missed >= 0)
 			fprintf(out, "%lld", g->missed);
 		else
@@ -190,7 +202,8 @@ void report_json(FILE *out, struct report_ctx *rc)
 
 		fprintf(out, "%s\n  {\"site\": ", i ? "," : "");
 		jstr(out, sites_name(order[i]));
-		fprintf(out, ", \"maps\": %lld, \"atomic\": %lld, "
+		fprintf(out,
+			", \"maps\": %lld, \"atomic\": %lld, "
 			"\"max_depth\": %d, \"hold_ns\": ",
 			s->maps, s->atomic, s->max_depth);
 		jhist(out, &s->hold);
@@ -205,27 +218,33 @@ void report_json(FILE *out, struct report_ctx *rc)
 		for (int i = 0; i < HIST_BUCKETS; i++) {
 			if (!st->holds.b[i])
 				continue;
-			fprintf(out, "%s{\"min_ns\": %llu, \"max_ns\": %llu, "
-				"\"count\": %llu}", first ? "" : ", ",
+			fprintf(out,
+				"%s{\"min_ns\": %llu, \"max_ns\": %llu, "
+				"\"count\": %llu}",
+				first ? "" : ", ",
 				(unsigned long long)hist_bucket_lo(i),
 				(unsigned long long)hist_bucket_hi(i),
 				(unsigned long long)st->holds.b[i]);
 			first = 0;
 		}
 	}
-	fprintf(out, "],\n\"longest_holds\": {\"threshold_ns\": %llu, "
+	fprintf(out,
+		"],\n\"longest_holds\": {\"threshold_ns\": %llu, "
 		"\"count\": %lld, \"shown\": [",
 		rc->o->have_threshold ? rc->o->hold_threshold : 0ULL,
 		st->over_threshold);
 	lh = stats_longest(st, &n);
 	for (int i = 0; i < n; i++) {
-		fprintf(out, "%s\n  {\"ns\": %llu, \"map_caller\": ",
-			i ? "," : "", (unsigned long long)lh[i].ns);
+		fprintf(out,
+			"%s\n  {\"ns\": %llu, \"map_caller\": ", i ? "," : "",
+			(unsigned long long)lh[i].ns);
 		jsite(out, lh[i].map_site);
 		fprintf(out, ", \"unmap_caller\": ");
 		jsite(out, lh[i].unmap_site);
-		fprintf(out, ", \"ts\": %llu, \"cpu\": %d, \"pid\": %d, "
-			"\"comm\": ", lh[i].ts, lh[i].cpu, lh[i].pid);
+		fprintf(out,
+			", \"ts\": %llu, \"cpu\": %d, \"pid\": %d, "
+			"\"comm\": ",
+			lh[i].ts, lh[i].cpu, lh[i].pid);
 		jstr(out, lh[i].comm);
 		fprintf(out, ", \"ctx\": \"%s\", \"file\": %d}",
 			kms_ctx_name(lh[i].ctx), lh[i].file);
@@ -238,7 +257,8 @@ void report_json(FILE *out, struct report_ctx *rc)
 
 		if (!cs->pushes)
 			continue;
-		fprintf(out, "%s\n  {\"cpu\": %d, \"maps\": %lld, "
+		fprintf(out,
+			"%s\n  {\"cpu\": %d, \"maps\": %lld, "
 			"\"max_nesting\": %d, \"depth_histogram\": {",
 			first ? "" : ",", c, cs->pushes, cs->max_total);
 		for (int d = 1; d < cs->ndepth; d++) {

@@ -38,23 +38,32 @@ static void timeline(FILE *out, struct stats *st, int y0, int *lanes)
 	int lane = 0;
 	char buf[32];
 
-	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"title\">Nesting depth "
-		"over time, per CPU (max per slice of ", LEFT, y0 - 10);
+	fprintf(out,
+		"<text x=\"%d\" y=\"%d\" class=\"title\">Nesting depth "
+		"over time, per CPU (max per slice of ",
+		LEFT, y0 - 10);
 	fmt_ns(buf, sizeof(buf), (double)st->tl_width);
 	fprintf(out, "%s)</text>\n", buf);
 	for (int c = 0; c < st->ncpus; c++) {
 		const struct cpu_stats *cs = &st->cpus[c];
-		int top = y0 + lane * LANE, maxd = cs->max_total ? cs->max_total : 1;
-		double sx = (double)PLOT / used, sy = (double)(LANE - 20) / maxd;
+		int top = y0 + lane * LANE,
+		    maxd = cs->max_total ? cs->max_total : 1;
+		double sx = (double)PLOT / used,
+		       sy = (double)(LANE - 20) / maxd;
 
 		if (!cs->tl)
 			continue;
 		fprintf(out, "<g class=\"cpu\" id=\"cpu%d\">\n", c);
-		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-			"class=\"lane\"/>\n", LEFT, top, PLOT, LANE - 10);
-		fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"label\">CPU %d"
-			"</text>\n", 5, top + LANE / 2, c);
-		fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"small\">%d</text>\n",
+		fprintf(out,
+			"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+			"class=\"lane\"/>\n",
+			LEFT, top, PLOT, LANE - 10);
+		fprintf(out,
+			"<text x=\"%d\" y=\"%d\" class=\"label\">CPU %d"
+			"</text>\n",
+			5, top + LANE / 2, c);
+		fprintf(out,
+			"<text x=\"%d\" y=\"%d\" class=\"small\">%d</text>\n",
 			LEFT - 20, top + 12, maxd);
 		fprintf(out, "<polyline class=\"depth\" points=\"");
 		for (int b = 0; b < used; b++) {
@@ -69,9 +78,10 @@ static void timeline(FILE *out, struct stats *st, int y0, int *lanes)
 	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"small\">0</text>\n", LEFT,
 		y0 + lane * LANE + 5);
 	fmt_ns(buf, sizeof(buf), span);
-	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"small\" "
-		"text-anchor=\"end\">+%s</text>\n", LEFT + PLOT,
-		y0 + lane * LANE + 5, buf);
+	fprintf(out,
+		"<text x=\"%d\" y=\"%d\" class=\"small\" "
+		"text-anchor=\"end\">+%s</text>\n",
+		LEFT + PLOT, y0 + lane * LANE + 5, buf);
 	*lanes = lane;
 }
 
@@ -81,7 +91,8 @@ static void holds(FILE *out, struct stats *st, int y0)
 	double bw = (double)PLOT / POW2;
 	char buf[32];
 
-	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"title\">Hold times "
+	fprintf(out,
+		"<text x=\"%d\" y=\"%d\" class=\"title\">Hold times "
 		"(%llu holds; bars: powers of two, height: log count)</text>\n",
 		LEFT, y0 - 10, (unsigned long long)st->holds.count);
 	if (st->holds.b) {
@@ -97,24 +108,30 @@ static void holds(FILE *out, struct stats *st, int y0)
 	for (int p = 0; p < POW2; p++)
 		if (bins[p] > maxc)
 			maxc = bins[p];
-	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-		"class=\"lane\"/>\n", LEFT, y0, PLOT, HIST_H);
+	fprintf(out,
+		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+		"class=\"lane\"/>\n",
+		LEFT, y0, PLOT, HIST_H);
 	for (int p = 0; p < POW2; p++) {
 		double h;
 
 		if (!bins[p])
 			continue;
-		h = (HIST_H - 10) * log1p((double)bins[p]) / log1p((double)maxc);
-		fprintf(out, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" "
+		h = (HIST_H - 10) * log1p((double)bins[p]) /
+		    log1p((double)maxc);
+		fprintf(out,
+			"<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" "
 			"width=\"%.1f\" height=\"%.1f\"><title>%llu holds "
 			"&lt; 2^%d ns</title></rect>\n",
-			LEFT + p * bw + 1, y0 + HIST_H - h, bw - 2, h,
-			bins[p], p);
+			LEFT + p * bw + 1, y0 + HIST_H - h, bw - 2, h, bins[p],
+			p);
 	}
 	for (int p = 0; p < POW2; p += 5) {
 		fmt_ns(buf, sizeof(buf), ldexp(1.0, p));
-		fprintf(out, "<text x=\"%.1f\" y=\"%d\" class=\"small\">%s"
-			"</text>\n", LEFT + p * bw, y0 + HIST_H + 15, buf);
+		fprintf(out,
+			"<text x=\"%.1f\" y=\"%d\" class=\"small\">%s"
+			"</text>\n",
+			LEFT + p * bw, y0 + HIST_H + 15, buf);
 	}
 }
 
@@ -133,15 +150,18 @@ int report_svg(const char *path, struct report_ctx *rc, char *err,
 		ncpu += st->cpus[c].tl != NULL;
 	y1 = 50 + ncpu * LANE + 60;
 	h = y1 + HIST_H + 40;
-	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	fprintf(out,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		"height=\"%d\" viewBox=\"0 0 %d %d\">\n", W, h, W, h);
+		"height=\"%d\" viewBox=\"0 0 %d %d\">\n",
+		W, h, W, h);
 	fprintf(out, "<style>.title{font:bold 14px sans-serif}"
-		".label{font:12px sans-serif}.small{font:10px sans-serif}"
-		".lane{fill:#f4f4f4;stroke:#ccc}"
-		".depth{fill:none;stroke:#c03;stroke-width:1}"
-		".bar{fill:#36c}</style>\n");
-	fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+		     ".label{font:12px sans-serif}.small{font:10px sans-serif}"
+		     ".lane{fill:#f4f4f4;stroke:#ccc}"
+		     ".depth{fill:none;stroke:#c03;stroke-width:1}"
+		     ".bar{fill:#36c}</style>\n");
+	fprintf(out,
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 	timeline(out, st, 50, &lanes);
 	holds(out, st, y1);
 	fprintf(out, "</svg>\n");

@@ -38,7 +38,8 @@ static void frames(FILE *out, const struct finding *x)
 		const struct frame *fr = &x->frames[i];
 
 		if (fr->placeholder) {
-			fprintf(out, "  #%d: %-32s %-18s %-7s (lost events)%s\n",
+			fprintf(out,
+				"  #%d: %-32s %-18s %-7s (lost events)%s\n",
 				x->nframes - 1 - i, "[unknown]", "?",
 				kms_ctx_name(fr->ctx),
 				fr->marked ? "  <- this one" : "");
@@ -68,7 +69,8 @@ static void finding(FILE *out, struct report_ctx *rc, const struct finding *x)
 		fprintf(out, "in %s\n", file_name(rc, x->file));
 	who(out, x);
 	if (x->kind == KMS_HELD_AT_END) {
-		fprintf(out, " still holds %d mapping%s on CPU %d (%s stack) "
+		fprintf(out,
+			" still holds %d mapping%s on CPU %d (%s stack) "
 			"when the trace ends; last event at ",
 			x->nleaked, x->nleaked == 1 ? "" : "s", x->cpu,
 			kms_ctx_name(x->stack_ctx));
@@ -83,8 +85,8 @@ static void finding(FILE *out, struct report_ctx *rc, const struct finding *x)
 	} else {
 		fprintf(out, " on CPU %d at ", x->cpu);
 		ts(out, x->ts);
-		fprintf(out, " in %s context, address 0x%llx", kms_ctx_name(x->ctx),
-			x->addr);
+		fprintf(out, " in %s context, address 0x%llx",
+			kms_ctx_name(x->ctx), x->addr);
 		if (x->kind == KMS_CROSS_CONTEXT)
 			fprintf(out, " (on the %s stack)",
 				kms_ctx_name(x->stack_ctx));
@@ -95,7 +97,8 @@ static void finding(FILE *out, struct report_ctx *rc, const struct finding *x)
 			leak ? "removed by:" : "unmapped at:",
 			sites_name(x->caller));
 	fprintf(out, "  %-13s %s\n", "mapped at:", sites_name(x->map_caller));
-	fprintf(out, "  %-13s %s\n", "top of stack:", sites_name(x->top_caller));
+	fprintf(out, "  %-13s %s\n",
+		"top of stack:", sites_name(x->top_caller));
 	if (x->depth >= 0)
 		fprintf(out, "  %-13s %d\n", "depth:", x->depth);
 	fprintf(out, "\n");
@@ -124,8 +127,10 @@ static void violations(FILE *out, struct report_ctx *rc, int held)
 			finding(out, rc, x);
 	}
 	if (f->dropped && !held)
-		fprintf(out, "\n... and %lld more findings not shown "
-			"(--max-violations)\n", f->dropped);
+		fprintf(out,
+			"\n... and %lld more findings not shown "
+			"(--max-violations)\n",
+			f->dropped);
 }
 
 static void gaps(FILE *out, struct report_ctx *rc)
@@ -162,17 +167,22 @@ static void cross(FILE *out, struct report_ctx *rc)
 	struct findings *f = rc->f;
 	long long dis = f->kernel_only + f->replay_only + f->kind_differs;
 
-	fprintf(out, "\nCross-check with the kernel's kmap_violation events "
-		"(%lld seen):\n", f->kernel_events);
-	fprintf(out, "  agreed: %lld, kernel only: %lld, replay only: %lld, "
+	fprintf(out,
+		"\nCross-check with the kernel's kmap_violation events "
+		"(%lld seen):\n",
+		f->kernel_events);
+	fprintf(out,
+		"  agreed: %lld, kernel only: %lld, replay only: %lld, "
 		"different kind: %lld\n",
 		f->agreed, f->kernel_only, f->replay_only, f->kind_differs);
 	if (f->depth_mismatches)
-		fprintf(out, "  %lld events had a depth field that disagreed "
+		fprintf(out,
+			"  %lld events had a depth field that disagreed "
 			"with the replay (stacks resynchronised)\n",
 			f->depth_mismatches);
 	if (dis)
-		fprintf(out, "  the replay and the kernel DISAGREE on %lld "
+		fprintf(out,
+			"  the replay and the kernel DISAGREE on %lld "
 			"violation%s (see the notes above)\n",
 			dis, dis == 1 ? "" : "s");
 }
@@ -183,8 +193,7 @@ static void hold_cell(FILE *out, const struct hist *h)
 		fprintf(out, "%10s %10s %10s %10s", "-", "-", "-", "-");
 		return;
 	}
-	fprintf(out, "%10llu %10llu %10llu %10llu",
-		(unsigned long long)h->min,
+	fprintf(out, "%10llu %10llu %10llu %10llu", (unsigned long long)h->min,
 		(unsigned long long)hist_quantile(h, 0.5),
 		(unsigned long long)hist_quantile(h, 0.99),
 		(unsigned long long)h->max);
@@ -196,15 +205,15 @@ static void statistics(FILE *out, struct report_ctx *rc)
 	const struct hold_rec *lh;
 	int n, *order = report_sorted_sites(st, &n);
 
-	fprintf(out, "\nCall sites (%d), by number of maps; hold times in ns:\n",
-		n);
+	fprintf(out,
+		"\nCall sites (%d), by number of maps; hold times in ns:\n", n);
 	fprintf(out, "  %-40s %9s %9s %5s %10s %10s %10s %10s\n", "site",
 		"maps", "atomic", "depth", "min", "median", "p99", "max");
 	for (int i = 0; i < n; i++) {
 		const struct site_stats *s = &st->sites[order[i]];
 
-		fprintf(out, "  %-40s %9lld %9lld %5d ",
-			sites_name(order[i]), s->maps, s->atomic, s->max_depth);
+		fprintf(out, "  %-40s %9lld %9lld %5d ", sites_name(order[i]),
+			s->maps, s->atomic, s->max_depth);
 		hold_cell(out, &s->hold);
 		fprintf(out, "\n");
 	}
@@ -215,14 +224,15 @@ static void statistics(FILE *out, struct report_ctx *rc)
 
 	lh = stats_longest(st, &n);
 	if (rc->o->have_threshold)
-		fprintf(out, "\nHolds of %llu ns or more: %lld", 
+		fprintf(out, "\nHolds of %llu ns or more: %lld",
 			rc->o->hold_threshold, st->over_threshold);
 	else
 		fprintf(out, "\nLongest holds");
 	fprintf(out, " (%d shown):\n", n);
 	for (int i = 0; i < n; i++) {
 		fprintf(out, "  %12llu ns  %-32s -> %-32s %s/%d CPU %d %s at ",
-			(unsigned long long)lh[i].ns, sites_name(lh[i].map_site),
+			(unsigned long long)lh[i].ns,
+			sites_name(lh[i].map_site),
 			sites_name(lh[i].unmap_site),
 			lh[i].comm[0] ? lh[i].comm : "<...>", lh[i].pid,
 			lh[i].cpu, kms_ctx_name(lh[i].ctx));
@@ -230,7 +240,8 @@ static void statistics(FILE *out, struct report_ctx *rc)
 		fprintf(out, "\n");
 	}
 
-	fprintf(out, "\nDepth histogram per CPU (maps by depth after the map):\n");
+	fprintf(out,
+		"\nDepth histogram per CPU (maps by depth after the map):\n");
 	for (int c = 0; c < st->ncpus; c++) {
 		const struct cpu_stats *cs = &st->cpus[c];
 

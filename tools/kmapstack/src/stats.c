@@ -70,9 +70,9 @@ static struct cpu_stats *cpu_stats(struct stats *s, int cpu)
 
 static unsigned int trie_hash(int parent, int site)
 {
-	unsigned long long k = ((unsigned long long)(unsigned int)parent
-				<< 32) |
-			       (unsigned int)site;
+	unsigned long long k =
+		((unsigned long long)(unsigned int)parent << 32) |
+		(unsigned int)site;
 
 	k *= 0x9e3779b97f4a7c15ULL;
 	return (unsigned int)(k >> 32);
@@ -117,8 +117,7 @@ static int trie_child(struct stats *s, int parent, int site)
 		s->t_cap *= 2;
 		s->t_parent = xrealloc(s->t_parent, sizeof(int) * s->t_cap);
 		s->t_site = xrealloc(s->t_site, sizeof(int) * s->t_cap);
-		s->t_count =
-			xrealloc(s->t_count, sizeof(long long) * s->t_cap);
+		s->t_count = xrealloc(s->t_count, sizeof(long long) * s->t_cap);
 	}
 	s->t_parent[s->t_n] = parent;
 	s->t_site[s->t_n] = site;
@@ -258,8 +257,7 @@ static void tl_fold(struct stats *s)
 	s->tl_used = (s->tl_used + 1) / 2;
 }
 
-void stats_nesting(struct stats *s, int cpu, unsigned long long ts,
-		   int total)
+void stats_nesting(struct stats *s, int cpu, unsigned long long ts, int total)
 {
 	struct cpu_stats *c = cpu_stats(s, cpu);
 	unsigned long long b;

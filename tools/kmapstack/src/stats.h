@@ -72,8 +72,7 @@ int stats_push(struct stats *s, int cpu, int site, int atomic, int depth,
 	       int parent_node);
 void stats_hold(struct stats *s, const struct hold_rec *h);
 /* the nesting of all stacks of a CPU after an event */
-void stats_nesting(struct stats *s, int cpu, unsigned long long ts,
-		   int total);
+void stats_nesting(struct stats *s, int cpu, unsigned long long ts, int total);
 struct site_stats *stats_site(struct stats *s, int site);
 /* the longest holds, longest first (sorts the heap in place) */
 const struct hold_rec *stats_longest(struct stats *s, int *n);

@@ -392,8 +392,7 @@ int text_parse_line(const char *line, size_t len, struct text_line *out)
 		return TL_BAD;
 	out->ev.type = type;
 	out->ev.comm = out->comm;
-	out->ev.caller = out->ev.map_caller = out->ev.top_caller =
-		KMS_NO_SITE;
+	out->ev.caller = out->ev.map_caller = out->ev.top_caller = KMS_NO_SITE;
 	/* key=value ... ; a value may be followed by " [module]" */
 	while (body < end) {
 		const char *k, *eq, *v, *ve;

@@ -7,8 +7,8 @@
 #include "unit.h"
 
 static struct kms_event ev(int type, unsigned long long ts, int pid,
-			   const char *site, unsigned long long addr,
-			   int depth, int ctx)
+			   const char *site, unsigned long long addr, int depth,
+			   int ctx)
 {
 	struct kms_event e;
 

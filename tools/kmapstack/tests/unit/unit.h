@@ -7,15 +7,14 @@
 
 extern int unit_passed, unit_failed;
 
-#define CHECK(cond)                                                        \
-	do {                                                               \
-		if (cond) {                                                \
-			unit_passed++;                                     \
-		} else {                                                   \
-			unit_failed++;                                     \
-			printf("FAIL %s:%d: %s\n", __FILE__, __LINE__,     \
-			       #cond);                                     \
-		}                                                          \
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (cond) {                                                    \
+			unit_passed++;                                         \
+		} else {                                                       \
+			unit_failed++;                                         \
+			printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+		}                                                              \
 	} while (0)
 
 void test_hist(void);
