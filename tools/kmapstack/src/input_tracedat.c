@@ -14,12 +14,16 @@
 #include "input.h"
 #include "progress.h"
 
+#define MAX_PROGRESS_CPUS 1024
+
 struct dat_ctx {
 	struct decoder dec;
 	struct replay *r;
 	struct input_info *info;
 	struct progress prog;
 	unsigned long long n;
+	/* progress: the CPUs' data are one after the other in the file */
+	unsigned long long first[MAX_PROGRESS_CPUS], cur[MAX_PROGRESS_CPUS];
 };
 
 static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
@@ -40,8 +44,18 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 	} else if (ret < 0) {
 		c->info->bad_records++;
 	}
-	if (!(++c->n & 0xffff))
-		progress_update(&c->prog, rec->offset);
+	if (cpu >= 0 && cpu < MAX_PROGRESS_CPUS) {
+		if (!c->first[cpu] || rec->offset < c->first[cpu])
+			c->first[cpu] = rec->offset;
+		c->cur[cpu] = rec->offset;
+	}
+	if (!(++c->n & 0xffff) && c->prog.on) {
+		unsigned long long done = 0;
+
+		for (int i = 0; i < MAX_PROGRESS_CPUS; i++)
+			done += c->cur[i] - c->first[i];
+		progress_update(&c->prog, done);
+	}
 	return 0;
 }
 
@@ -80,7 +94,7 @@ int input_tracedat(const char *path, struct replay *r, struct input_info *info,
 		   char *err, size_t errlen)
 {
 	struct tracecmd_input *handle;
-	struct dat_ctx c;
+	static struct dat_ctx c;
 	struct stat st;
 	char why[256];
 

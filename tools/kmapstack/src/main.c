@@ -217,6 +217,25 @@ static int parse_args(int argc, char **argv, struct cmd *cmd)
 	return 0;
 }
 
+/* KMAPSTACK_MEMSTAT=1: the memory in use at the end, for the benchmark */
+static void memstat(void)
+{
+	FILE *fp;
+	char line[256];
+
+	if (!getenv("KMAPSTACK_MEMSTAT"))
+		return;
+	fp = fopen("/proc/self/status", "r");
+	if (!fp)
+		return;
+	while (fgets(line, sizeof(line), fp))
+		if (!strncmp(line, "VmHWM:", 6) ||
+		    !strncmp(line, "RssAnon:", 8) ||
+		    !strncmp(line, "RssFile:", 8))
+			fprintf(stderr, "kmapstack: %s", line);
+	fclose(fp);
+}
+
 static const char *current_input;
 
 /* a crash inside the trace libraries on a corrupt file: say so, exit 2 */
@@ -353,6 +372,7 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 	}
 out:
+	memstat();
 	findings_free(&f);
 	stats_free(&st);
 	free(inputs);
