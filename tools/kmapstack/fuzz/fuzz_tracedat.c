@@ -20,6 +20,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char path[64];
 
+static void cleanup(void)
+{
+	unlink(path);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct input_info info = { 0 };
@@ -29,9 +34,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[256];
 	FILE *fp;
 
-	if (!path[0])
+	if (!path[0]) {
 		snprintf(path, sizeof(path), "/tmp/kmapstack-fuzz-%d.dat",
 			 (int)getpid());
+		atexit(cleanup);
+	}
 	fp = fopen(path, "wb");
 	if (!fp)
 		return 0;
