@@ -40,7 +40,7 @@ static void timeline(FILE *out, struct stats *st, int y0, int *lanes)
 
 	fprintf(out,
 		"<text x=\"%d\" y=\"%d\" class=\"title\">Nesting depth "
-		"over time, per CPU (max per slice of ",
+		"over time, per CPU (red: max, green: mean, per slice of ",
 		LEFT, y0 - 10);
 	fmt_ns(buf, sizeof(buf), (double)st->tl_width);
 	fprintf(out, "%s)</text>\n", buf);
@@ -72,6 +72,14 @@ static void timeline(FILE *out, struct stats *st, int y0, int *lanes)
 
 			fprintf(out, "%.1f,%.1f %.1f,%.1f ", x0, y, x1, y);
 		}
+		fprintf(out, "\"/>\n<polyline class=\"mean\" points=\"");
+		for (int b = 0; b < used; b++) {
+			double y = top + LANE - 10;
+
+			if (cs->tl_n[b])
+				y -= (double)cs->tl_sum[b] / cs->tl_n[b] * sy;
+			fprintf(out, "%.1f,%.1f ", LEFT + (b + 0.5) * sx, y);
+		}
 		fprintf(out, "\"/>\n</g>\n");
 		lane++;
 	}
@@ -85,10 +93,12 @@ static void timeline(FILE *out, struct stats *st, int y0, int *lanes)
 	*lanes = lane;
 }
 
+/* bar p holds the durations in [2^(p-1), 2^p) ns; bar 0 the zeros */
 static void holds(FILE *out, struct stats *st, int y0)
 {
 	unsigned long long bins[POW2] = { 0 }, maxc = 1;
-	double bw = (double)PLOT / POW2;
+	int lo = POW2, hi = -1, n, step;
+	double bw;
 	char buf[32];
 
 	fprintf(out,
@@ -97,41 +107,61 @@ static void holds(FILE *out, struct stats *st, int y0)
 		LEFT, y0 - 10, (unsigned long long)st->holds.count);
 	if (st->holds.b) {
 		for (int i = 0; i < HIST_BUCKETS; i++) {
-			unsigned long long lo = hist_bucket_lo(i);
-			int p = lo ? 64 - __builtin_clzll(lo) : 0;
+			unsigned long long v = hist_bucket_lo(i);
+			int p = v ? 64 - __builtin_clzll(v) : 0;
 
 			if (p >= POW2)
 				p = POW2 - 1;
 			bins[p] += st->holds.b[i];
 		}
 	}
-	for (int p = 0; p < POW2; p++)
+	for (int p = 0; p < POW2; p++) {
+		if (!bins[p])
+			continue;
+		if (p < lo)
+			lo = p;
+		hi = p;
 		if (bins[p] > maxc)
 			maxc = bins[p];
+	}
+	if (hi < 0)
+		lo = hi = 10;
+	/* a little room on both sides, at least 12 bars */
+	lo = lo > 0 ? lo - 1 : 0;
+	hi = hi < POW2 - 1 ? hi + 1 : hi;
+	while (hi - lo + 1 < 12) {
+		if (lo > 0)
+			lo--;
+		if (hi - lo + 1 < 12 && hi < POW2 - 1)
+			hi++;
+	}
+	n = hi - lo + 1;
+	bw = (double)PLOT / n;
+	step = (n + 11) / 12;
 	fprintf(out,
 		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
 		"class=\"lane\"/>\n",
 		LEFT, y0, PLOT, HIST_H);
-	for (int p = 0; p < POW2; p++) {
-		double h;
+	for (int p = lo; p <= hi; p++) {
+		double x = LEFT + (p - lo) * bw, h;
 
+		if ((p - lo) % step == 0) {
+			fmt_ns(buf, sizeof(buf), p ? ldexp(1.0, p - 1) : 0);
+			fprintf(out,
+				"<text x=\"%.1f\" y=\"%d\" class=\"small\">"
+				"%s</text>\n",
+				x, y0 + HIST_H + 15, buf);
+		}
 		if (!bins[p])
 			continue;
 		h = (HIST_H - 10) * log1p((double)bins[p]) /
 		    log1p((double)maxc);
 		fprintf(out,
 			"<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" "
-			"width=\"%.1f\" height=\"%.1f\"><title>%llu holds "
-			"&lt; 2^%d ns</title></rect>\n",
-			LEFT + p * bw + 1, y0 + HIST_H - h, bw - 2, h, bins[p],
-			p);
-	}
-	for (int p = 0; p < POW2; p += 5) {
-		fmt_ns(buf, sizeof(buf), ldexp(1.0, p));
-		fprintf(out,
-			"<text x=\"%.1f\" y=\"%d\" class=\"small\">%s"
-			"</text>\n",
-			LEFT + p * bw, y0 + HIST_H + 15, buf);
+			"width=\"%.1f\" height=\"%.1f\"><title>%llu holds of "
+			"2^%d to 2^%d ns</title></rect>\n",
+			x + 1, y0 + HIST_H - h, bw - 2, h, bins[p],
+			p ? p - 1 : 0, p);
 	}
 }
 
@@ -159,6 +189,7 @@ int report_svg(const char *path, struct report_ctx *rc, char *err,
 		     ".label{font:12px sans-serif}.small{font:10px sans-serif}"
 		     ".lane{fill:#f4f4f4;stroke:#ccc}"
 		     ".depth{fill:none;stroke:#c03;stroke-width:1}"
+		     ".mean{fill:none;stroke:#393;stroke-width:1}"
 		     ".bar{fill:#36c}</style>\n");
 	fprintf(out,
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");

@@ -238,6 +238,11 @@ const struct hold_rec *stats_longest(struct stats *s, int *n)
 	return s->heap;
 }
 
+static unsigned int sat_add(unsigned int a, unsigned int b)
+{
+	return a > UINT32_MAX - b ? UINT32_MAX : a + b;
+}
+
 static void tl_fold(struct stats *s)
 {
 	for (int c = 0; c < s->ncpus; c++) {
@@ -245,13 +250,25 @@ static void tl_fold(struct stats *s)
 
 		if (!tl)
 			continue;
+		unsigned int *sum = s->cpus[c].tl_sum, *n = s->cpus[c].tl_n;
+
 		for (int i = 0; i < TL_BUCKETS / 2; i++) {
 			unsigned short a = tl[2 * i], b = tl[2 * i + 1];
 
 			tl[i] = a > b ? a : b;
+			sum[i] = sat_add(sum[2 * i], sum[2 * i + 1]);
+			n[i] = sat_add(n[2 * i], n[2 * i + 1]);
+			if (n[i] == UINT32_MAX) {
+				sum[i] /= 2;
+				n[i] /= 2;
+			}
 		}
 		memset(tl + TL_BUCKETS / 2, 0,
 		       sizeof(*tl) * (TL_BUCKETS - TL_BUCKETS / 2));
+		memset(sum + TL_BUCKETS / 2, 0,
+		       sizeof(*sum) * (TL_BUCKETS - TL_BUCKETS / 2));
+		memset(n + TL_BUCKETS / 2, 0,
+		       sizeof(*n) * (TL_BUCKETS - TL_BUCKETS / 2));
 	}
 	s->tl_width *= 2;
 	s->tl_used = (s->tl_used + 1) / 2;
@@ -269,8 +286,11 @@ void stats_nesting(struct stats *s, int cpu, unsigned long long ts, int total)
 		s->tl_t0 = ts;
 		s->tl_width = 1000;
 	}
-	if (!c->tl)
+	if (!c->tl) {
 		c->tl = xcalloc(TL_BUCKETS, sizeof(*c->tl));
+		c->tl_sum = xcalloc(TL_BUCKETS, sizeof(*c->tl_sum));
+		c->tl_n = xcalloc(TL_BUCKETS, sizeof(*c->tl_n));
+	}
 	b = ts < s->tl_t0 ? 0 : (ts - s->tl_t0) / s->tl_width;
 	while (b >= TL_BUCKETS) {
 		tl_fold(s);
@@ -282,6 +302,10 @@ void stats_nesting(struct stats *s, int cpu, unsigned long long ts, int total)
 		total = 65535;
 	if (total > c->tl[b])
 		c->tl[b] = (unsigned short)total;
+	if (c->tl_n[b] < UINT32_MAX && c->tl_sum[b] <= UINT32_MAX - total) {
+		c->tl_sum[b] += (unsigned int)total;
+		c->tl_n[b]++;
+	}
 }
 
 void stats_free(struct stats *s)
@@ -294,6 +318,8 @@ void stats_free(struct stats *s)
 	for (int c = 0; c < s->ncpus; c++) {
 		free(s->cpus[c].depth);
 		free(s->cpus[c].tl);
+		free(s->cpus[c].tl_sum);
+		free(s->cpus[c].tl_n);
 	}
 	free(s->cpus);
 	free(s->t_parent);

@@ -39,6 +39,7 @@ struct cpu_stats {
 	int ndepth;
 	int max_total; /* deepest nesting of all its stacks together */
 	unsigned short *tl; /* max nesting per timeline bucket */
+	unsigned int *tl_sum, *tl_n; /* for the mean nesting per bucket */
 };
 
 struct stats {
