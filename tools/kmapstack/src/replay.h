@@ -17,7 +17,7 @@
 #include "kms.h"
 #include "stats.h"
 
-#define REPLAY_MAX_CPUS 65536
+#define REPLAY_MAX_CPUS 8192 /* NR_CPUS at most */
 
 struct replay;
 
