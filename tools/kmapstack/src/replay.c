@@ -20,7 +20,6 @@ struct kstack {
 	struct entry *e;
 	int n, cap;
 	int unsynced;
-	int overflow; /* mappings the kernel could not record */
 	int gap; /* the gap that unsynchronised it, -1 none */
 };
 
@@ -67,6 +66,8 @@ struct replay {
 	struct task **tasks; /* open addressing on key */
 	int nslots, ntasks;
 	int any_gap;
+	/* the record flags disagreed with a push's ctx: do not use them */
+	int flags_unreliable;
 };
 
 static void *xrealloc(void *p, size_t n)
@@ -691,12 +692,6 @@ static void do_pop(struct replay *r, const struct kms_event *ev, struct task *t,
 		return;
 	}
 	/* on no stack */
-	if (s->overflow > 0) {
-		/* the kernel could not record it, and does not check it */
-		s->overflow--;
-		cross_check(r, c, ev->cpu, -1, 0, t, 1);
-		return;
-	}
 	if (unsynced) {
 		/* mapped while events were lost */
 		for (int j = s->n - 1; j >= 0; j--) {
@@ -737,9 +732,10 @@ static void do_violation(struct replay *r, const struct kms_event *ev,
 		x->depth = ev->depth;
 		snapshot(r, idx, t, c, ev->ctx, NULL, -1);
 		x->top_caller = ev->top_caller;
+		/* the kernel still traces the push and the pop */
 		x->note = "reported by the kernel only: the replay has no "
 			  "depth limit";
-		s->overflow++;
+		(void)s;
 		return;
 	}
 	if (c->npend == MAX_PENDING)
@@ -803,8 +799,11 @@ void replay_event(struct replay *r, const struct kms_event *ev)
 	 * one that it interrupted. The record flags tell the context, but
 	 * text may lack them or lack the NMI bit (trace-cmd report -l).
 	 */
+	if (ev->type == KMS_EV_PUSH && ev->in_ctx >= 0 && ev->in_ctx != ev->ctx)
+		r->flags_unreliable = 1; /* PREEMPT_RT, or text without NMI */
 	if (ev->type == KMS_EV_PUSH || forced || ev->in_ctx < 0 ||
-	    ev->in_ctx >= KMS_CTX_NR || ev->in_ctx < ev->ctx)
+	    ev->in_ctx >= KMS_CTX_NR || ev->in_ctx < ev->ctx ||
+	    r->flags_unreliable)
 		cur = ev->ctx;
 	else
 		cur = ev->in_ctx;
@@ -812,7 +811,8 @@ void replay_event(struct replay *r, const struct kms_event *ev)
 		c->leak_active = 0;
 		flush_pending(r, c, ev->cpu, 1, t);
 		/* a pop's ctx is the stack, not the context, without flags */
-		if (ev->type == KMS_EV_PUSH || ev->in_ctx >= 0)
+		if (ev->type == KMS_EV_PUSH ||
+		    (ev->in_ctx >= 0 && !r->flags_unreliable))
 			check_lower(r, ev, t, c, cur);
 	}
 	if (ev->type == KMS_EV_PUSH) {
