@@ -1,0 +1,152 @@
+#!/bin/bash
+# boot.sh ARCH [options] [-- QEMU-ARGS...]        (ARCH: x86_64 | i386)
+#
+# Boot build/out-ARCH/arch/x86/boot/bzImage with the test initramfs under
+# QEMU (-nographic -no-reboot, serial console on stdout and in a log file),
+# with a hard timeout.  The initramfs /init prints 'kmapstack-init: done' and
+# powers off; panic=-1 + -no-reboot make a panicking guest exit QEMU too.
+#
+# Options:
+#   -k, --kernel FILE    kernel image      (default build/out-ARCH/arch/x86/boot/bzImage)
+#   -i, --initrd FILE    initramfs         (default build/initramfs-ARCH.cpio, made
+#                                           by mkinitramfs.sh if missing)
+#   -a, --append ARGS    extra kernel command line (repeatable)
+#   -q, --qemu-arg ARG   one extra QEMU argument (repeatable; also: after --)
+#   -l, --log FILE       console log       (default build/boot-ARCH.log)
+#   -t, --timeout SECS   hard timeout      (default 600)
+#   -m, --memory SIZE    guest RAM         (default 3G for i386 = real highmem, 1G x86_64)
+#       --smp N          CPUs              (default 2)
+#       --accel A        tcg | kvm | auto  (default auto: KVM only if a probe boot
+#                                           with KVM worked; result cached in build/)
+#       --interactive    keep stdin attached (e.g. with -a kmapstack.shell=1)
+#       --allow-panic    a kernel panic is not a failure (crash-dump work)
+# Environment: KMAPSTACK_CMDLINE, KMAPSTACK_QEMU_ARGS (word-split),
+#   KMAPSTACK_BOOT_TIMEOUT, KMAPSTACK_ACCEL, KMAPSTACK_QEMU (QEMU binary,
+#   default qemu-system-x86_64 for both arches).
+# Exit status: 0 ok, 1 harness error, 2 guest panicked, 3 guest did not finish
+#   (no 'kmapstack-init: done'), 4 the kmapstack.run script failed, 124 timeout.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }
+case "${1:-}" in -h|--help) usage; exit 0 ;; esac
+[ $# -ge 1 ] || { usage >&2; exit 1; }
+check_arch "$1"; shift
+
+kernel=$KMS_BUILD/out-$KMS_ARCH/arch/x86/boot/bzImage
+initrd=$KMS_BUILD/initramfs-$KMS_ARCH.cpio
+log=$KMS_BUILD/boot-$KMS_ARCH.log
+timeout_s=${KMAPSTACK_BOOT_TIMEOUT:-600}
+accel=${KMAPSTACK_ACCEL:-auto}
+smp=2 interactive=0 allow_panic=0
+if [ "$KMS_ARCH" = i386 ]; then mem=3G; else mem=1G; fi
+cmdline_extra=${KMAPSTACK_CMDLINE:-}
+read -r -a qemu_extra <<< "${KMAPSTACK_QEMU_ARGS:-}"
+need() { [ $# -ge 2 ] || die "option $1 needs an argument"; }
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-k|--kernel)   need "$@"; kernel=$2; shift ;;
+	-i|--initrd)   need "$@"; initrd=$2; shift ;;
+	-a|--append)   need "$@"; cmdline_extra="$cmdline_extra $2"; shift ;;
+	-q|--qemu-arg) need "$@"; qemu_extra+=("$2"); shift ;;
+	-l|--log)      need "$@"; log=$2; shift ;;
+	-t|--timeout)  need "$@"; timeout_s=$2; shift ;;
+	-m|--memory)   need "$@"; mem=$2; shift ;;
+	--smp)         need "$@"; smp=$2; shift ;;
+	--accel)       need "$@"; accel=$2; shift ;;
+	--interactive) interactive=1 ;;
+	--allow-panic) allow_panic=1 ;;
+	--) shift; qemu_extra+=("$@"); break ;;
+	-h|--help) usage; exit 0 ;;
+	*) die "unknown option '$1' (see --help)" ;;
+	esac
+	shift
+done
+[[ $timeout_s =~ ^[0-9]+$ ]] || die "bad timeout '$timeout_s'"
+# SeaBIOS' MP table lists one CPU per package: without ACPI the guest only
+# sees all CPUs if each one is its own socket.
+if [[ $smp =~ ^[0-9]+$ ]]; then smp_arg="$smp,sockets=$smp,cores=1,threads=1"; else smp_arg=$smp; fi
+
+qemu=${KMAPSTACK_QEMU:-qemu-system-x86_64}
+command -v "$qemu" >/dev/null || die "$qemu not found (apt-get install qemu-system-x86)"
+[ -f "$kernel" ] || die "kernel $kernel not found (scripts/build-kernel.sh $KMS_ARCH)"
+if [ ! -f "$initrd" ]; then
+	"$KMS_SCRIPTS/mkinitramfs.sh" "$initrd" "$KMS_ARCH"
+fi
+mkdir -p "$(dirname "$log")"
+
+cmdline="console=ttyS0 panic=-1 $cmdline_extra"
+
+# qemu_run ACCEL LOG TIMEOUT CMDLINE: run QEMU; returns its (or timeout's) status.
+qemu_run() {
+	local acc=$1 lg=$2 tmo=$3 cl=$4 rc=0
+	local cmd=("$qemu" -nographic -no-reboot -monitor none
+		-machine pc -accel "$acc" -m "$mem" -smp "$smp_arg"
+		-kernel "$kernel" -initrd "$initrd" -append "$cl"
+		-chardev "stdio,id=con0,logfile=$lg"
+		-serial chardev:con0
+		"${qemu_extra[@]}")
+	: > "$lg"
+	if [ "$interactive" = 1 ]; then
+		timeout --foreground -k 10 "$tmo" "${cmd[@]}" || rc=$?
+	else
+		timeout -k 10 "$tmo" "${cmd[@]}" < /dev/null || rc=$?
+	fi
+	return "$rc"
+}
+
+# KVM is unreliable here (nested virt): use it only if a probe boot works.
+probe_kvm() {
+	local cache=$KMS_BUILD/kvm-probe-$KMS_ARCH key res
+	key="$($qemu --version | head -1) | host $(uname -r) | $(stat -c %Y "$kernel" 2>/dev/null)"
+	if [ ! -w /dev/kvm ]; then echo tcg; return; fi
+	if [ -f "$cache" ] && [ "$(sed -n 2p "$cache")" = "$key" ]; then
+		sed -n 1p "$cache"; return
+	fi
+	info "probing KVM (one short boot, result cached in $cache)" >&2
+	res=tcg
+	if qemu_run kvm "$cache.log" 60 "console=ttyS0 panic=-1 kunit.enable=0" >/dev/null 2>&1 &&
+	   grep -q 'kmapstack-init: done' "$cache.log" && ! grep -q 'Kernel panic' "$cache.log"; then
+		res=kvm
+	fi
+	printf '%s\n%s\n' "$res" "$key" > "$cache"
+	info "KVM probe: using $res" >&2
+	echo "$res"
+}
+case "$accel" in
+tcg|kvm) ;;
+auto) accel=$(probe_kvm) ;;
+*) die "bad --accel '$accel' (tcg, kvm or auto)" ;;
+esac
+
+info "booting $KMS_ARCH ($accel, -m $mem, -smp $smp, timeout ${timeout_s}s), log $log"
+info "cmdline: $cmdline"
+t0=$(now)
+rc=0
+qemu_run "$accel" "$log" "$timeout_s" "$cmdline" || rc=$?
+dt=$(( $(now) - t0 ))
+
+tail_log() { echo "---- last lines of $log ----" >&2; tail -n 25 "$log" | tr -d '\r' >&2; }
+if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+	tail_log; printf '%s: error: %s guest timed out after %ss (hung?)\n' "$KMS_PROG" "$KMS_ARCH" "$timeout_s" >&2; exit 124
+fi
+if grep -q 'Kernel panic - not syncing' "$log"; then
+	if [ "$allow_panic" = 0 ]; then
+		tail_log; printf '%s: error: %s guest panicked (after %ss)\n' "$KMS_PROG" "$KMS_ARCH" "$dt" >&2; exit 2
+	fi
+	info "guest panicked (allowed)"
+elif ! grep -q 'kmapstack-init: done' "$log"; then
+	tail_log; printf '%s: error: %s guest did not finish (QEMU status %s, no "kmapstack-init: done")\n' "$KMS_PROG" "$KMS_ARCH" "$rc" >&2; exit 3
+fi
+if [ "$rc" != 0 ]; then
+	warn "QEMU exited with status $rc"
+fi
+st=$(grep -ao 'kmapstack-init: run-status=[0-9]*' "$log" | tail -1 | sed 's/.*=//' || true)
+if [ -n "$st" ] && [ "$st" != 0 ]; then
+	printf '%s: error: %s: the kmapstack.run script failed with status %s\n' "$KMS_PROG" "$KMS_ARCH" "$st" >&2; exit 4
+fi
+ncpu=$(grep -ao 'kmapstack-init: start: .*, [0-9]* cpu' "$log" | head -1 | sed 's/.*, \([0-9]*\) cpu/\1/' || true)
+if [[ $smp =~ ^[0-9]+$ ]] && [ -n "$ncpu" ] && [ "$ncpu" != "$smp" ]; then
+	warn "guest saw $ncpu CPU(s), $smp requested"
+fi
+info "$KMS_ARCH guest finished in ${dt}s ($accel, ${ncpu:-?} CPUs)"
