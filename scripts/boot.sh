@@ -98,14 +98,14 @@ qemu_run() {
 # KVM is unreliable here (nested virt): use it only if a probe boot works.
 probe_kvm() {
 	local cache=$KMS_BUILD/kvm-probe-$KMS_ARCH key res
-	key="$($qemu --version | head -1) | host $(uname -r) | $(stat -c %Y "$kernel" 2>/dev/null)"
+	key="$($qemu --version | head -1) | host $(uname -r)"
 	if [ ! -w /dev/kvm ]; then echo tcg; return; fi
 	if [ -f "$cache" ] && [ "$(sed -n 2p "$cache")" = "$key" ]; then
 		sed -n 1p "$cache"; return
 	fi
 	info "probing KVM (one short boot, result cached in $cache)" >&2
 	res=tcg
-	if qemu_run kvm "$cache.log" 60 "console=ttyS0 panic=-1 kunit.enable=0" >/dev/null 2>&1 &&
+	if qemu_run kvm "$cache.log" 30 "console=ttyS0 panic=-1 kunit.enable=0" >/dev/null 2>&1 &&
 	   grep -q 'kmapstack-init: done' "$cache.log" && ! grep -q 'Kernel panic' "$cache.log"; then
 		res=kvm
 	fi

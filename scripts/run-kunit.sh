@@ -1,0 +1,138 @@
+#!/bin/bash
+# run-kunit.sh ARCH [boot.sh options...]        (ARCH: x86_64 | i386)
+#
+# Build the kernel (scripts/build-kernel.sh; incremental, ccache), make the
+# initramfs, boot it (scripts/boot.sh), then parse the console log with the
+# tree's tools/testing/kunit/kunit.py parse and check the results.
+# Fails unless: the guest booted to the end of /init without panicking or
+# timing out, KTAP was found, no test case failed or crashed, the suite
+# $KMAPSTACK_SUITE ran with at least one passing case, and every suite
+# announced in the log has its result line.  Skipped cases are allowed
+# (KUnit's example suite skips on purpose) and listed; set
+# KMAPSTACK_FAIL_ON_SKIP=1 to fail on them.
+#
+# Environment:
+#   KMAPSTACK_SUITE      suite that must run (default kmap_stack).  'example'
+#                        also builds CONFIG_KUNIT_EXAMPLE_TEST=y (harness self-test)
+#   KMAPSTACK_NO_BUILD=1 boot the existing build/out-ARCH kernel as is
+#   KMAPSTACK_KUNIT_FILTER  kunit.filter_glob= for the guest (e.g. 'kmap_stack.*')
+#   KMAPSTACK_FAIL_ON_SKIP=1, KMAPSTACK_FAIL_ON_WARN=1 (any 'WARNING:' in the log)
+#   plus everything build-kernel.sh and boot.sh read.
+# Outputs: build/kunit-ARCH.log (console), build/kunit-ARCH.json (kunit.py --json)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+case "${1:-}" in -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+[ $# -ge 1 ] || die "usage: $KMS_PROG ARCH [boot.sh options]"
+check_arch "$1"; shift
+suite=${KMAPSTACK_SUITE:-kmap_stack}
+log=$KMS_BUILD/kunit-$KMS_ARCH.log
+json=$KMS_BUILD/kunit-$KMS_ARCH.json
+initrd=$KMS_BUILD/initramfs-$KMS_ARCH.cpio
+command -v python3 >/dev/null || die "python3 not found (scripts/install-deps.sh)"
+
+if [ "$suite" = example ]; then
+	export KMAPSTACK_FRAGMENTS="${KMAPSTACK_FRAGMENTS:-} $KMS_SCRIPTS/configs/kunit-example.config"
+fi
+t0=$(now)
+if [ "${KMAPSTACK_NO_BUILD:-0}" = 0 ]; then
+	"$KMS_SCRIPTS/build-kernel.sh" "$KMS_ARCH" > "$KMS_BUILD/build-$KMS_ARCH.log" 2>&1 || {
+		tail -n 40 "$KMS_BUILD/build-$KMS_ARCH.log" >&2
+		die "kernel build failed (full log: $KMS_BUILD/build-$KMS_ARCH.log)"
+	}
+	grep '^build-kernel.sh:' "$KMS_BUILD/build-$KMS_ARCH.log" >&2 || true
+fi
+t1=$(now)
+"$KMS_SCRIPTS/mkinitramfs.sh" "$initrd" "$KMS_ARCH"
+
+boot_args=(-i "$initrd" -l "$log")
+[ -z "${KMAPSTACK_KUNIT_FILTER:-}" ] || boot_args+=(-a "kunit.filter_glob=$KMAPSTACK_KUNIT_FILTER")
+rm -f "$log" "$json"
+brc=0
+"$KMS_SCRIPTS/boot.sh" "$KMS_ARCH" "${boot_args[@]}" "$@" > "$log.stdout" 2>&1 || brc=$?
+grep -a '^boot.sh:' "$log.stdout" >&2 || true
+t2=$(now)
+
+# Parse even if the boot failed: the KTAP up to the failure is informative.
+tree=$KMS_TREE
+[ -f "$tree/tools/testing/kunit/kunit.py" ] || tree=$KMS_PRISTINE
+[ -f "$tree/tools/testing/kunit/kunit.py" ] || die "kunit.py not found in $KMS_TREE"
+prc=0
+tr -d '\r' < "$log" | python3 "$tree/tools/testing/kunit/kunit.py" parse --json="$json" > "$log.parse" 2>&1 || prc=$?
+sed -n '/Testing complete\|=====\|FAILED\|CRASHED\|SKIPPED/p' "$log.parse" | sed 's/\x1b\[[0-9;]*m//g' | tail -n 60
+
+fail=0
+if [ "$brc" != 0 ]; then
+	printf '%s: error: boot failed (boot.sh status %s; console log %s)\n' "$KMS_PROG" "$brc" "$log" >&2
+	fail=1
+fi
+[ "$prc" = 0 ] || { printf '%s: error: kunit.py parse reported failures (status %s)\n' "$KMS_PROG" "$prc" >&2; fail=1; }
+
+# Independent check of the JSON: the target suite ran and passed, nothing failed.
+if [ -f "$json" ]; then
+	python3 - "$json" "$suite" "$log" "${KMAPSTACK_FAIL_ON_SKIP:-0}" <<'PY' || fail=1
+import json, re, sys
+path, want, logf, fail_on_skip = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+root = json.load(open(path))
+counts = {"PASS": 0, "FAIL": 0, "SKIP": 0, "ERROR": 0}
+bad, skipped, suites = [], [], {}
+def walk(group, path):
+    for case in group.get("test_cases", []):
+        name = "/".join(path + [case["name"]])
+        st = case["status"]
+        counts[st] = counts.get(st, 0) + 1
+        if path:
+            suites.setdefault(path[0], {"PASS": 0, "FAIL": 0, "SKIP": 0, "ERROR": 0})
+            suites[path[0]][st] = suites[path[0]].get(st, 0) + 1
+        else:
+            suites.setdefault(case["name"], {"PASS": 0, "FAIL": 0, "SKIP": 0, "ERROR": 0})[st] += 1
+        if st in ("FAIL", "ERROR"):
+            bad.append(f"{name}: {st}")
+        elif st == "SKIP":
+            skipped.append(name)
+    for sub in group.get("sub_groups", []):
+        walk(sub, path + [sub["name"]])
+walk(root, [])
+ok = True
+total = sum(counts.values())
+print("kunit totals: %d passed, %d failed, %d skipped, %d crashed (%d cases, %d suites)" % (
+    counts["PASS"], counts["FAIL"], counts["SKIP"], counts["ERROR"], total, len(suites)))
+for s, c in sorted(suites.items()):
+    print(f"  suite {s}: pass {c['PASS']} fail {c['FAIL']} skip {c['SKIP']} crash {c['ERROR']}")
+for b in bad:
+    print("  FAILED:", b)
+for s in skipped:
+    print("  skipped:", s)
+if bad:
+    ok = False
+if total == 0:
+    print("run-kunit: error: no KUnit test case found in the log"); ok = False
+if want not in suites:
+    print(f"run-kunit: error: suite '{want}' did not run (suites: {', '.join(sorted(suites)) or 'none'})"); ok = False
+elif suites[want]["PASS"] == 0:
+    print(f"run-kunit: error: suite '{want}' has no passing case"); ok = False
+if skipped and fail_on_skip:
+    print("run-kunit: error: skipped cases and KMAPSTACK_FAIL_ON_SKIP=1"); ok = False
+# Every suite KUnit announced ("# Subtest: X" at top level) must have its result.
+log = open(logf, errors="replace").read().replace("\r", "")
+announced = set(re.findall(r"^\[[ 0-9.]+\] *# Subtest: (\S+)$", log, re.M))
+ended = set(re.findall(r"^\[[ 0-9.]+\] *(?:not )?ok \d+ (\S+)", log, re.M))
+missing = sorted(announced - ended)
+if missing:
+    print("run-kunit: error: suite(s) without a result line (crashed/hung?):", ", ".join(missing)); ok = False
+sys.exit(0 if ok else 1)
+PY
+else
+	printf '%s: error: kunit.py produced no JSON (no KTAP in %s?)\n' "$KMS_PROG" "$log" >&2
+	fail=1
+fi
+
+warns=$(grep -ac 'WARNING: CPU' "$log" || true)
+bugs=$(grep -acE 'BUG: |Oops|general protection fault' "$log" || true)
+[ "$warns" = 0 ] && [ "$bugs" = 0 ] || info "console has $warns WARNING(s), $bugs BUG/Oops line(s) (tests may trigger them on purpose; see $log)"
+if [ "${KMAPSTACK_FAIL_ON_WARN:-0}" = 1 ] && [ "$warns" != 0 ]; then
+	printf '%s: error: WARNINGs in the log and KMAPSTACK_FAIL_ON_WARN=1\n' "$KMS_PROG" >&2; fail=1
+fi
+info "times: build $((t1 - t0))s, boot+tests $((t2 - t1))s; log $log"
+[ "$fail" = 0 ] || die "KUnit run on $KMS_ARCH FAILED"
+info "KUnit run on $KMS_ARCH passed (suite $suite)"
