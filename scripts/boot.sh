@@ -126,7 +126,7 @@ rc=0
 qemu_run "$accel" "$log" "$timeout_s" "$cmdline" || rc=$?
 dt=$(( $(now) - t0 ))
 
-tail_log() { echo "---- last lines of $log ----" >&2; tail -n 25 "$log" | tr -d '\r' >&2; }
+tail_log() { echo "---- last lines of $log ----" >&2; tail -n 25 "$log" | tr -d '\r' >&2; echo >&2; echo "----" >&2; }
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 	tail_log; printf '%s: error: %s guest timed out after %ss (hung?)\n' "$KMS_PROG" "$KMS_ARCH" "$timeout_s" >&2; exit 124
 fi

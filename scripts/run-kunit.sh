@@ -50,7 +50,12 @@ boot_args=(-i "$initrd" -l "$log")
 rm -f "$log" "$json"
 brc=0
 "$KMS_SCRIPTS/boot.sh" "$KMS_ARCH" "${boot_args[@]}" "$@" > "$log.stdout" 2>&1 || brc=$?
-grep -a '^boot.sh:' "$log.stdout" >&2 || true
+if [ "$brc" = 0 ]; then
+	grep -a '^boot.sh:' "$log.stdout" >&2 || true
+else
+	grep -a -m2 '^boot.sh:' "$log.stdout" >&2 || true
+	sed -n '/^---- last lines/,$p' "$log.stdout" >&2
+fi
 t2=$(now)
 
 # Parse even if the boot failed: the KTAP up to the failure is informative.
