@@ -1,0 +1,51 @@
+#!/bin/bash
+# checkpatch.sh [PATCH...]
+#
+# Run the kernel's scripts/checkpatch.pl --strict on every patch of
+# kernel-patch/series (the cover letter is skipped), or on the given files.
+# Prints one result line per patch (and checkpatch's report for the ones
+# that are not clean); fails if any patch has an error, warning or check.
+# checkpatch.pl is taken from the pristine tree (build/pristine, created
+# if missing), so the result does not depend on the state of build/linux.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+case "${1:-}" in -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+
+command -v perl >/dev/null || die "perl not found"
+# checkpatch runs scripts/spdxcheck.py with 'python3' from PATH: prefer the
+# distribution's python3 (python3-ply, python3-git) over e.g. a pyenv shim.
+export PATH=/usr/bin:$PATH
+ensure_pristine
+cp=$KMS_PRISTINE/scripts/checkpatch.pl
+files=()
+if [ $# -gt 0 ]; then
+	files=("$@")
+else
+	while IFS= read -r p; do files+=("$KMS_PATCHDIR/$p"); done < <(series_patches)
+fi
+if [ ${#files[@]} = 0 ]; then
+	info "kernel-patch/series has no patch: nothing to check"
+	exit 0
+fi
+bad=0 i=0
+for f in "${files[@]}"; do
+	i=$((i + 1))
+	[ -f "$f" ] || die "$f not found"
+	rc=0
+	out=$(cd "$KMS_PRISTINE" && perl "$cp" --strict --color=never --show-types "$f" 2>&1) || rc=$?
+	sum=$(printf '%s\n' "$out" | grep -E '^total:' | tail -1 || true)
+	out=$(printf '%s\n' "$out" | sed '/^total:/,$d')
+	if printf '%s\n' "$out" | grep -q 'Traceback'; then
+		warn "a python helper of checkpatch failed (python3-ply / python3-git missing?): see below"
+		rc=${rc/#0/1}
+	fi
+	if [ "$rc" = 0 ]; then
+		printf 'ok     %2d %s  %s\n' "$i" "$(basename "$f")" "${sum:-clean}"
+	else
+		bad=$((bad + 1))
+		printf 'FAIL   %2d %s  %s\n' "$i" "$(basename "$f")" "${sum:-checkpatch status $rc}"
+		printf '%s\n' "$out" | sed 's/^/       /'
+	fi
+done
+[ "$bad" = 0 ] || die "$bad of $i patch(es) not checkpatch --strict clean"
+info "all $i patch(es) checkpatch --strict clean"
