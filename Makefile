@@ -1,0 +1,96 @@
+# kmapstack: CONFIG_DEBUG_KMAP_STACK for Linux 6.12 and its tools.
+#
+#   make demo      the end-to-end demo: build, boot, report, trace, analyze
+#   make check     every test (installs what it needs; what CI runs)
+#
+# Kernel work (see docs/harness.md):
+#   make kernel-tree      build/linux = pristine 6.12 + kernel-patch/series (git am)
+#   make export-patches   build/linux's commits back into kernel-patch/
+#   make kernel ARCH=x86_64|i386    configure (lean fragments) and build
+#   make kunit-x86_64 kunit-i386    boot and run the KUnit suite kmap_stack
+#   make checkpatch       scripts/checkpatch.pl --strict on every patch
+#   make bisect-build     build the tree at every patch of the series
+# Tools:
+#   make tools            tools/kmapstack (the trace analyzer)
+#   make install PREFIX=/usr/local
+#   make bench            benchmarks (figures in docs/)
+
+SHELL := /bin/bash
+ARCH ?= x86_64
+PREFIX ?= /usr/local
+
+# Config fragments on top of scripts/configs/{common,ARCH}.config
+FRAGMENTS_x86_64 := $(CURDIR)/scripts/configs/smp.config \
+	$(CURDIR)/scripts/configs/modules.config \
+	$(CURDIR)/scripts/configs/traces.config \
+	$(wildcard $(CURDIR)/scripts/configs/guest.config)
+FRAGMENTS_i386 := $(CURDIR)/scripts/configs/smp.config \
+	$(CURDIR)/scripts/configs/modules.config
+export KMAPSTACK_ALLOW_MISSING :=
+
+.PHONY: all deps kernel-tree export-patches kernel kernel-x86_64 kernel-i386 \
+	kunit-x86_64 kunit-i386 checkpatch bisect-build tools install \
+	check check-tools check-formats-x86_64 check-formats-i386 \
+	update-formats check-module-x86_64 check-module-i386 check-guest \
+	demo bench clean
+
+all: tools
+
+deps:
+	bash scripts/install-deps.sh
+
+kernel-tree:
+	bash scripts/kernel-tree.sh
+
+export-patches:
+	bash scripts/export-patches.sh
+
+kernel: kernel-$(ARCH)
+
+kernel-%:
+	KMAPSTACK_FRAGMENTS="$(FRAGMENTS_$*)" bash scripts/build-kernel.sh $*
+
+kunit-%: kernel-%
+	KMAPSTACK_NO_BUILD=1 bash scripts/run-kunit.sh $*
+
+check-formats-%: kernel-%
+	bash scripts/check-formats.sh $*
+
+update-formats: kernel-x86_64 kernel-i386
+	bash scripts/check-formats.sh x86_64 --update
+	bash scripts/check-formats.sh i386 --update
+
+check-module-%: kernel-%
+	bash scripts/test-module.sh $*
+
+check-guest: kernel-x86_64 tools
+	bash scripts/test-guest.sh
+
+checkpatch:
+	bash scripts/checkpatch.sh
+
+bisect-build:
+	bash scripts/bisect-build.sh x86_64
+
+tools:
+	$(MAKE) -C tools/kmapstack
+
+check-tools:
+	$(MAKE) -C tools/kmapstack check
+
+install:
+	$(MAKE) -C tools/kmapstack install PREFIX=$(PREFIX)
+
+# The whole suite, each step logged; a summary and "N passed, N failed".
+check:
+	bash scripts/check-all.sh
+
+demo:
+	bash scripts/demo.sh
+
+bench:
+	$(MAKE) -C tools/kmapstack bench
+
+clean:
+	$(MAKE) -C tools/kmapstack clean
+	rm -rf build/out-* build/*.log build/*.cpio

@@ -1,0 +1,98 @@
+#!/bin/bash
+# check-all.sh: what 'make check' (and CI) runs. Installs the dependencies,
+# then runs every test suite in turn, each logged to build/check/STEP.log,
+# and ends with a summary: every step's verdict and test counts, KUnit's
+# totals per architecture, and the closing line "N passed, N failed" (the
+# sum of the suites' test counts; a step that failed without counting
+# counts as one failure). Exit status 1 if anything failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+logs=$repo/build/check
+mkdir -p "$logs"
+start=$(date +%s)
+
+steps=()
+declare -A verdict passed failed took
+total_pass=0 total_fail=0
+
+# run STEP COMMAND...: run, log, and count the step's last "N passed, N failed"
+run() {
+	local step=$1; shift
+	local log=$logs/$step.log t0 rc p f line
+	t0=$(date +%s)
+	echo "=== $step: $*"
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	line=$(grep -aE '^([A-Za-z0-9_-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 || true)
+	if [ -n "$line" ]; then
+		p=$(sed -E 's/^([A-Za-z0-9_-]+: )?([0-9]+) passed, ([0-9]+) failed.*/\2/' <<<"$line")
+		f=$(sed -E 's/^([A-Za-z0-9_-]+: )?([0-9]+) passed, ([0-9]+) failed.*/\3/' <<<"$line")
+	else
+		p=0 f=0
+	fi
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi
+	steps+=("$step"); passed[$step]=$p; failed[$step]=$f
+	took[$step]=$(( $(date +%s) - t0 ))
+	if [ "$rc" = 0 ]; then verdict[$step]=ok; else verdict[$step]=FAILED; fi
+	total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
+	echo "=== $step: ${verdict[$step]} ($p passed, $f failed, ${took[$step]}s)"
+}
+
+# KUnit: kunit.py's totals become the step's count line
+kunit() {
+	local arch=$1
+	make -s kunit-"$arch" || return 1
+}
+kunit_counts() {
+	local arch=$1 json=$repo/build/kunit-$arch.json
+	[ -f "$json" ] || return 0
+	/usr/bin/python3 - "$json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+def walk(t, acc):
+    for c in t.get("test_cases", []):
+        st = c.get("status", "")
+        if st == "PASS": acc[0] += 1
+        elif st == "SKIP": acc[2] += 1
+        else: acc[1] += 1
+    for s in t.get("sub_groups", []):
+        walk(s, acc)
+acc = [0, 0, 0]
+walk(d, acc)
+print(f"kunit: {acc[0]} passed, {acc[1]} failed, {acc[2]} skipped")
+PY
+}
+kunit_step() {
+	local arch=$1
+	kunit "$arch"; local rc=$?
+	kunit_counts "$arch"
+	return $rc
+}
+
+run deps make -s deps
+run checkpatch make -s checkpatch
+run tools make -s check-tools
+run kunit-x86_64 kunit_step x86_64
+run kunit-i386 kunit_step i386
+run formats-x86_64 make -s check-formats-x86_64
+run formats-i386 make -s check-formats-i386
+run module-x86_64 make -s check-module-x86_64
+run module-i386 make -s check-module-i386
+if [ -f scripts/test-guest.sh ]; then
+	run guest make -s check-guest
+fi
+
+echo
+echo "================ make check summary ================"
+for s in "${steps[@]}"; do
+	printf '%-16s %-7s %4s passed %4s failed %5ss\n' "$s" "${verdict[$s]}" \
+		"${passed[$s]}" "${failed[$s]}" "${took[$s]}"
+done
+for a in x86_64 i386; do
+	grep -ahE '^\[[ 0-9.]+\] # Totals: ' "build/kunit-$a.log" 2>/dev/null | tail -n 1 |
+		sed -E "s/^\[[ 0-9.]+\] # /KUnit $a TAP /" || true
+done
+echo "total time: $(( $(date +%s) - start ))s"
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" = 0 ]

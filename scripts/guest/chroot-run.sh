@@ -1,0 +1,59 @@
+#!/bin/sh
+# Guest side of scripts/guest-run.sh (busybox sh, baked into the initramfs as
+# /etc/kmapstack/run and started by /init after its mounts).
+#
+# Mounts the host root (9p tag 'hostroot', read-only) on /newroot, the run's
+# output directory (9p tag 'kmsout', writable) at its host path inside it,
+# gives the chroot writable tmpfs for /tmp /run /var/tmp /var/log /root and
+# /home, the kernel file systems, then runs OUTDIR/cmd.sh with Debian's bash
+# inside the chroot.  Kernel command line: kmapstack.out=OUTDIR (host path).
+#
+# In OUTDIR: output.log (stdout+stderr of cmd.sh), status (its exit status),
+# dmesg.txt (the kernel log after it).  Console markers for guest-run.sh:
+# "kmapstack-guest: status=N".  The exit status is cmd.sh's (or 100+ for a
+# setup failure), which /init prints as run-status=N.
+say() { echo "kmapstack-guest: $*"; }
+fail() { say "setup error: $*"; exit "${2:-100}"; }
+
+out=
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in kmapstack.out=*) out=${arg#kmapstack.out=} ;; esac
+done
+[ -n "$out" ] || fail "no kmapstack.out= on the kernel command line"
+
+R=/newroot
+mkdir -p $R
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000 hostroot $R ||
+	fail "cannot mount the 9p host root (tag hostroot)" 101
+[ -d "$R$out" ] || fail "output directory $out does not exist in the host root" 102
+mount -t 9p -o trans=virtio,version=9p2000.L,rw,msize=512000 kmsout "$R$out" ||
+	fail "cannot mount the 9p output directory (tag kmsout) on $out" 103
+[ -f "$R$out/cmd.sh" ] || fail "$out/cmd.sh not found" 104
+
+mount -t proc proc $R/proc || fail "mount proc"
+mount -t sysfs sysfs $R/sys || fail "mount sysfs"
+mount -t devtmpfs devtmpfs $R/dev || fail "mount devtmpfs"
+mkdir -p $R/dev/pts $R/dev/shm 2>/dev/null
+mount -t devpts devpts $R/dev/pts 2>/dev/null
+mount -t tmpfs tmpfs $R/dev/shm
+mount -t debugfs debugfs $R/sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs $R/sys/kernel/tracing 2>/dev/null
+for d in /tmp /run /var/tmp /var/log /var/cache /root /home /mnt /media; do
+	[ -d "$R$d" ] || continue
+	mount -t tmpfs -o mode=1777 tmpfs "$R$d" || fail "tmpfs on $d"
+done
+chmod 700 $R/root 2>/dev/null
+
+cpus=$(grep -c ^processor /proc/cpuinfo)
+say "chroot ready: $(uname -r), $cpus cpu(s), running $out/cmd.sh"
+set -o pipefail
+rc=0
+chroot $R /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+	HOME=/root TERM=dumb LANG=C.UTF-8 KMS_GUEST=1 KMS_OUT="$out" \
+	/bin/bash -c 'cd "$KMS_OUT" && exec /bin/bash ./cmd.sh' 2>&1 | tee "$R$out/output.log" || rc=$?
+dmesg > "$R$out/dmesg.txt" 2>/dev/null
+echo "$rc" > "$R$out/status"
+sync
+say "status=$rc"
+umount "$R$out" 2>/dev/null
+exit "$rc"

@@ -1,0 +1,78 @@
+#!/bin/bash
+# test-module.sh ARCH        (ARCH: x86_64 | i386)
+#
+# Build tests/modules/kmapbug against build/out-ARCH (CONFIG_MODULES=y),
+# boot the kernel with it in the initramfs and check, as a user reading the
+# kernel log would, that:
+#   - bug=wrong_order gives one "kmap_stack: mismatched unmap" WARN naming
+#     the module's unmapping function and both mapping functions;
+#   - bug=leak_user (init_module() returns holding a mapping) is reported on
+#     return to user space, naming insmod and the mapping function;
+#   - bug=balanced gives no report;
+#   - debugfs kmap_stack/stats counted the violations.
+# Ends with "N passed, N failed"; exit 1 on any failure.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+check_arch "${1:-}"
+arch=$KMS_ARCH
+out=$KMS_BUILD/out-$arch
+[ -f "$out/Module.symvers" ] || die "$out has no built kernel with modules (make kernel ARCH=$arch first)"
+grep -q '^CONFIG_MODULES=y' "$out/.config" || die "$out/.config lacks CONFIG_MODULES=y"
+
+mod=$KMS_BUILD/kmapbug-$arch
+rm -rf "$mod" && mkdir -p "$mod"
+cp "$KMS_REPO"/tests/modules/kmapbug/{kmapbug.c,Kbuild} "$mod/"
+make -s -C "$out" ARCH="$KMS_KARCH" M="$mod" modules >"$mod/build.log" 2>&1 ||
+	{ cat "$mod/build.log" >&2; die "building kmapbug.ko failed"; }
+
+initrd=$KMS_BUILD/initramfs-module-$arch.cpio
+KMAPSTACK_RUN="$KMS_SCRIPTS/guest/module-test.sh" \
+	"$KMS_SCRIPTS/mkinitramfs.sh" "$initrd" "$arch" "$mod/kmapbug.ko:/lib/kmapbug.ko" >/dev/null
+log=$KMS_BUILD/module-$arch.log
+"$KMS_SCRIPTS/boot.sh" "$arch" -i "$initrd" -l "$log" -t 600 \
+	-a "kunit.enable=0 loglevel=1" >/dev/null || die "guest boot failed, see $log"
+tr -d '\r' < "$log" > "$log.txt"
+
+pass=0 fail=0
+# expect STEP PATTERN...: a line of the step that matches every PATTERN (grep -F)
+expect() {
+	local step=$1 what=$2; shift 2
+	local lines
+	lines=$(grep -F "step-$step| " "$log.txt" || true)
+	local p
+	for p in "$@"; do lines=$(printf '%s\n' "$lines" | grep -F -- "$p" || true); done
+	if [ -n "$lines" ]; then
+		pass=$((pass + 1)); echo "PASS $arch $step: $what"
+	else
+		fail=$((fail + 1)); echo "FAIL $arch $step: $what (no line with: $*)"
+	fi
+}
+count() { grep -F "step-$1| " "$log.txt" | grep -cF -- "$2" || true; }
+expect_count() {
+	local step=$1 pat=$2 want=$3 got
+	got=$(count "$step" "$pat")
+	if [ "$got" = "$want" ]; then
+		pass=$((pass + 1)); echo "PASS $arch $step: $want line(s) with '$pat'"
+	else
+		fail=$((fail + 1)); echo "FAIL $arch $step: $got line(s) with '$pat', want $want"
+	fi
+}
+
+expect_count wrong_order "kmap_stack: " 1
+expect wrong_order "title" "kmap_stack: mismatched unmap (not the top of the stack)"
+expect wrong_order "unmapping function named" "unmaps" "at: kmapbug_unmap_first+" "[kmapbug]"
+expect wrong_order "mapping function named" "was mapped in task context at: kmapbug_map_first+"
+expect wrong_order "top of stack named" "the top of the stack was mapped at: kmapbug_map_second+"
+expect wrong_order "a WARN at the unmap site" "WARNING: CPU: " "kmapbug_unmap_first+"
+expect_count leak_user "kmap_stack: " 1
+expect leak_user "title" "kmap_stack: mapping held on return to user space"
+expect leak_user "task named" "insmod/" "returns to user space holding 1 mapping(s)"
+expect leak_user "mapping function named" " #0: " "at: kmapbug_map_third+"
+expect_count balanced "kmap_stack: " 0
+expect balanced "module loaded" "kmapbug: bug=balanced"
+expect stats "mismatch counted" "violations.mismatch: 1"
+expect stats "leak counted" "violations.leak_user: 1"
+
+echo "test-module $arch: $pass passed, $fail failed"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
