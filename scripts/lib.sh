@@ -118,8 +118,11 @@ apply_patch() {
 }
 
 # kms_make DIR OUT ARCH ARGS...: make for an out-of-tree build with ccache.
+# CCACHE_BASEDIR makes paths relative, so trees in different directories
+# (build/linux, build/bisect/linux) share cache entries.
 kms_make() {
 	local dir=$1 out=$2 karch=$3; shift 3
+	CCACHE_BASEDIR=${CCACHE_BASEDIR:-$KMS_BUILD} \
 	make -C "$dir" O="$out" ARCH="$karch" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
 }
 
