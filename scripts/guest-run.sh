@@ -1,0 +1,154 @@
+#!/bin/bash
+# guest-run.sh [options] SCRIPT [ARGS...]
+# guest-run.sh [options] -c 'COMMAND'
+#
+# Boot the x86_64 guest-tools kernel (scripts/configs/guest.config) under
+# QEMU/TCG with the host root shared read-only over virtio-9p, and run SCRIPT
+# (a host path, run with /bin/bash) or COMMAND inside a chroot into the host
+# root: the host's trace-cmd, bpftrace, stress-ng, kmod, util-linux... run
+# unchanged.  Inside, /tmp /run /var/tmp /root... are tmpfs, proc, sysfs,
+# devtmpfs, debugfs and tracefs are mounted, the working directory is the
+# output directory, which is the one writable host directory (same path in
+# the guest and on the host; $KMS_OUT names it).  The guest powers off after
+# the command; QEMU has a hard timeout.  Boots with kunit.enable=0.
+#
+# Options:
+#   -c, --command CMD   run the bash command CMD instead of a script
+#   -o, --out DIR       output directory (default: a new build/guest-runs/run.XXXX);
+#                       gets cmd.sh, output.log, status, dmesg.txt, console.log
+#   -t, --timeout SECS  hard timeout of the whole boot (default 600)
+#   -m, --memory SIZE   guest RAM (default 2G)
+#       --smp N         guest CPUs (default 2)
+#   -a, --append ARGS   extra kernel command line (repeatable)
+#   -q, --qemu-arg ARG  extra QEMU argument (repeatable)
+#       --qmp SOCKET    QMP monitor on the unix socket SOCKET (for dump-guest-memory)
+#   -k, --kernel FILE   kernel (default $KMAPSTACK_OUT/arch/x86/boot/bzImage)
+#   -v, --verbose       show the guest console live (default: print output.log after)
+#       --accel A       tcg (default) | kvm | auto, passed to boot.sh
+# Environment: KMAPSTACK_OUT (kernel build dir, default build/out-x86_64; its
+#   .config must have the guest.config options), and boot.sh's variables.
+# Exit status: the command's own status; 125 if the guest did not run it
+#   (boot failure, panic, timeout, setup error: see console.log).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+usage() { sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; }
+case "${1:-}" in -h|--help) usage; exit 0 ;; esac
+
+kout=${KMAPSTACK_OUT:-$KMS_BUILD/out-x86_64}
+kernel= out= cmd= timeout_s=600 mem=2G smp=2 verbose=0 qmp= accel=tcg
+appends=() qargs=()
+need() { [ $# -ge 2 ] || die "option $1 needs an argument"; }
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-c|--command)  need "$@"; cmd=$2; shift ;;
+	-o|--out)      need "$@"; out=$2; shift ;;
+	-t|--timeout)  need "$@"; timeout_s=$2; shift ;;
+	-m|--memory)   need "$@"; mem=$2; shift ;;
+	--smp)         need "$@"; smp=$2; shift ;;
+	-a|--append)   need "$@"; appends+=(-a "$2"); shift ;;
+	-q|--qemu-arg) need "$@"; qargs+=(-q "$2"); shift ;;
+	--qmp)         need "$@"; qmp=$2; shift ;;
+	-k|--kernel)   need "$@"; kernel=$2; shift ;;
+	-v|--verbose)  verbose=1 ;;
+	--accel)       need "$@"; accel=$2; shift ;;
+	-h|--help)     usage; exit 0 ;;
+	--)            shift; break ;;
+	-*)            die "unknown option '$1' (see --help)" ;;
+	*)             break ;;
+	esac
+	shift
+done
+if [ -z "$cmd" ]; then
+	[ $# -ge 1 ] || die "nothing to run: give SCRIPT [ARGS...] or -c COMMAND (see --help)"
+	script=$1; shift
+	[ -f "$script" ] || die "script '$script' not found"
+	script=$(cd "$(dirname "$script")" && pwd)/$(basename "$script")
+else
+	[ $# = 0 ] || die "-c COMMAND takes no further arguments"
+fi
+kernel=${kernel:-$kout/arch/x86/boot/bzImage}
+[ -f "$kernel" ] || die "kernel $kernel not found: build it with
+  KMAPSTACK_OUT=$kout KMAPSTACK_FRAGMENTS=scripts/configs/guest.config scripts/build-kernel.sh x86_64"
+
+# The kernel must have what the 9p root and the tools need.
+cfg=$(dirname "$kernel")/../../../.config
+if [ -f "$cfg" ]; then
+	missing=
+	for s in NET_9P NET_9P_VIRTIO 9P_FS VIRTIO_PCI DEVTMPFS; do
+		grep -qx "CONFIG_$s=y" "$cfg" || missing="$missing $s"
+	done
+	[ -z "$missing" ] || die "kernel $kernel lacks CONFIG_{${missing# }} (not built with scripts/configs/guest.config): build it with
+  KMAPSTACK_OUT=$kout KMAPSTACK_FRAGMENTS=scripts/configs/guest.config scripts/build-kernel.sh x86_64"
+fi
+
+if [ -z "$out" ]; then
+	mkdir -p "$KMS_BUILD/guest-runs"
+	out=$(mktemp -d "$KMS_BUILD/guest-runs/run.XXXXXX")
+fi
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+case "$out" in *[[:space:]]*) die "output directory '$out' contains white space" ;; esac
+rm -f "$out/status" "$out/output.log" "$out/dmesg.txt"
+{
+	echo '# written by scripts/guest-run.sh; run by bash inside the guest chroot'
+	if [ -n "$cmd" ]; then
+		printf '%s\n' "$cmd"
+	else
+		printf 'exec /bin/bash'; printf ' %q' "$script" "$@"; printf '\n'
+	fi
+} > "$out/cmd.sh"
+
+# Initramfs: the harness's, with the chroot runner as its run script.
+initrd=$out/initramfs.cpio
+KMAPSTACK_RUN=$KMS_SCRIPTS/guest/chroot-run.sh "$KMS_SCRIPTS/mkinitramfs.sh" "$initrd" x86_64 \
+	2> "$out/mkinitramfs.log" || { cat "$out/mkinitramfs.log" >&2; die "mkinitramfs.sh failed"; }
+
+bootargs=(x86_64 -k "$kernel" -i "$initrd" -l "$out/console.log" -t "$timeout_s"
+	-m "$mem" --smp "$smp" --accel "$accel"
+	-a "kunit.enable=0 kmapstack.out=$out" "${appends[@]}"
+	-q -virtfs -q "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+	-q -virtfs -q "local,path=$out,mount_tag=kmsout,security_model=none,multidevs=remap"
+	-q -device -q vmcoreinfo "${qargs[@]}")
+if [ -n "$qmp" ]; then
+	rm -f "$qmp"
+	bootargs+=(-q -qmp -q "unix:$qmp,server=on,wait=off")
+fi
+
+info "running ${script:-"-c '$cmd'"} in the guest (timeout ${timeout_s}s), output in $out"
+t0=$(now)
+brc=0
+if [ "$verbose" = 1 ]; then
+	"$KMS_SCRIPTS/boot.sh" "${bootargs[@]}" || brc=$?
+else
+	"$KMS_SCRIPTS/boot.sh" "${bootargs[@]}" > /dev/null 2> "$out/boot.err" || brc=$?
+fi
+dt=$(( $(now) - t0 ))
+[ "$verbose" = 1 ] || [ ! -f "$out/output.log" ] || cat "$out/output.log"
+
+if [ ! -f "$out/status" ]; then
+	[ "$verbose" = 1 ] || cat "$out/boot.err" >&2 || true
+	echo "---- last lines of $out/console.log ----" >&2
+	tail -n 30 "$out/console.log" 2>/dev/null | tr -d '\r' >&2 || true
+	case "$brc" in
+	124) die "the guest timed out after ${timeout_s}s before the command finished" ;;
+	2)   die "the guest kernel panicked (see $out/console.log)" ;;
+	esac
+	st=$(grep -ao 'kmapstack-guest: setup error: .*' "$out/console.log" 2>/dev/null | tail -1 || true)
+	[ -z "$st" ] || die "guest setup failed: ${st#kmapstack-guest: }"
+	printf '%s: error: the guest did not run the command (boot.sh status %s, %ss; see %s/console.log)\n' \
+		"$KMS_PROG" "$brc" "$dt" "$out" >&2
+	exit 125
+fi
+rc=$(cat "$out/status")
+[[ $rc =~ ^[0-9]+$ ]] || rc=125
+if grep -aq 'Kernel panic - not syncing' "$out/console.log"; then
+	printf '%s: error: the guest kernel panicked after the command (see %s/console.log)\n' "$KMS_PROG" "$out" >&2
+	exit 125
+fi
+if [ "$rc" != 0 ]; then
+	printf '%s: error: the guest command failed with status %s after %ss (output: %s/output.log)\n' \
+		"$KMS_PROG" "$rc" "$dt" "$out" >&2
+	exit "$rc"
+fi
+info "guest command succeeded in ${dt}s (output: $out/output.log)"

@@ -1,0 +1,115 @@
+#!/bin/bash
+# test-postmortem.sh: crash and drgn on a real vmcore of the x86_64 guest.
+# Boots the guest with a QMP socket, loads kmapbug bug=hold (kthread
+# kmapbug_holder holds 3 nested kmap_local mappings), dumps the guest with
+# QMP dump-guest-memory -p (scripts/guest/qmp-dump.py), then runs
+#   crash -s vmlinux vmcore  + 'extend tools/crash/kmapstack.so; kmapstack ...'
+#   drgn -q -c vmcore -s vmlinux tools/drgn/kmapstack.py ...
+# and checks that both list kmapbug_holder at depth 3 with the call sites
+# kmapbug_map_first, _second, _third in that order, every CPU's interrupt
+# stacks, and that -p PID / -c CPU select.
+# Ends with "N passed, N failed"; exit 1 on any failure.
+# Environment: KMAPSTACK_OUT (guest kernel build).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+. "$KMS_SCRIPTS/guest/lib-guest.sh"
+
+out=$KMS_BUILD/test-postmortem
+rm -rf "$out"; mkdir -p "$out"
+t0=$(now)
+guest_kernel_check
+ensure_kmapbug
+command -v crash >/dev/null || die "crash not found (apt-get install crash; scripts/deps/guest.txt)"
+[ -x /usr/bin/drgn ] || die "drgn not found (apt-get install python3-drgn; scripts/deps/guest.txt)"
+make -s -C "$KMS_REPO/tools/crash" > "$out/crash-ext-build.log" 2>&1 ||
+	{ cat "$out/crash-ext-build.log"; die "make -C tools/crash failed"; }
+ext=$KMS_REPO/tools/crash/kmapstack.so
+vmlinux=$KMS_GUEST_OUT/vmlinux
+vmcore=$out/vmcore
+smp=2
+
+# --- boot, hold, dump ---
+"$KMS_SCRIPTS/guest-run.sh" -o "$out" -t 420 -m 1G --smp "$smp" --qmp "$out/qmp.sock" \
+	"$KMS_GUEST_DIR/postmortem-guest.sh" "$KMS_KMAPBUG" > "$out/guest-run.out" 2>&1 &
+gpid=$!
+for i in $(seq 1 300); do
+	[ -e "$out/ready" ] && break
+	kill -0 "$gpid" 2>/dev/null || break
+	sleep 1
+done
+if [ -e "$out/ready" ]; then
+	/usr/bin/python3 "$KMS_GUEST_DIR/qmp-dump.py" "$out/qmp.sock" "$vmcore" || true
+	touch "$out/dumped"
+fi
+grc=0; wait "$gpid" || grc=$?
+cat "$out/guest-run.out"
+check "guest: kmapbug bug=hold loaded, dumped, unloaded" [ "$grc" = 0 ]
+check "vmcore written ($(du -m "$vmcore" 2>/dev/null | cut -f1) MiB)" [ -s "$vmcore" ]
+pid=$(cat "$out/holder.pid" 2>/dev/null || echo none)
+[ -s "$vmcore" ] || { summary; exit 1; }
+
+# check_holder NAME FILE: the kmapbug_holder block lists depth 3 and the three
+# call sites, outermost first.
+check_holder() {
+	local name=$1 file=$2 got
+	got=$(awk -v pid="$pid" '$1 == "PID" && $2 == pid && $3 == "kmapbug_holder" { on = 1; print "HDR " $0; next }
+		on && $1 ~ /^#[0-9]/ { print; next } { on = 0 }' "$file")
+	check "$name: kmapbug_holder (pid $pid) at depth 3" \
+		grep -q "^HDR PID $pid .*kmapbug_holder .*depth 3\$" <<< "$got"
+	check "$name: call sites kmapbug_map_first, _second, _third, outermost first" \
+		bash -c "grep '^ *#' <<< \"\$1\" | grep -o 'kmapbug_map_[a-z]*' | tr '\n' ' ' | grep -qx 'kmapbug_map_first kmapbug_map_second kmapbug_map_third '" _ "$got"
+	check "$name: the entries are task-context kmap_local mappings" \
+		bash -c "[ \"\$(grep -c '^ *#[0-2] .* task  *local ' <<< \"\$1\")\" = 3 ]" _ "$got"
+}
+# check_cpus NAME FILE N: N CPUs x {softirq, hardirq, nmi} lines
+check_cpus() {
+	local n
+	n=$(grep -cE '^CPU [0-9]+ (softirq|hardirq|nmi) ' "$2")
+	check "$1: interrupt stacks of every CPU ($n lines, want $(( $3 * 3 )))" [ "$n" = $(( $3 * 3 )) ]
+}
+
+# --- crash ---
+crash_run() {	# crash_run OUTFILE KMAPSTACK-ARGS...: one crash session
+	local o=$1; shift
+	{ echo "extend $ext"; for a in "$@"; do echo "kmapstack $a"; done; echo quit; } > "$o.in"
+	timeout 300 crash -s "$vmlinux" "$vmcore" < "$o.in" > "$o" 2>&1
+}
+t1=$(now)
+crc=0
+crash_run "$out/crash.txt" "" || crc=$?
+check "crash: exit 0 with the extension loaded" bash -c "[ $crc = 0 ] && grep -q 'kmapstack.so: shared object loaded' '$out/crash.txt'"
+check_cpus crash "$out/crash.txt" "$smp"
+check_holder crash "$out/crash.txt"
+check "crash: the summary line counts the holder" grep -qE '^[0-9]+ tasks, [1-9][0-9]* holding [3-9][0-9]* mappings' "$out/crash.txt"
+crash_run "$out/crash-sel.txt" "-p $pid" "-c 1" || true
+check "crash: -p $pid lists only that task" \
+	bash -c "[ \"\$(grep -c '^PID ' '$out/crash-sel.txt')\" = 1 ] && grep -q '^PID $pid .*kmapbug_holder' '$out/crash-sel.txt'"
+check "crash: -c 1 lists only CPU 1" \
+	bash -c "[ \"\$(grep -cE '^CPU 1 ' '$out/crash-sel.txt')\" = 3 ] && ! grep -qE '^CPU [02-9]' '$out/crash-sel.txt'"
+tc=$(( $(now) - t1 ))
+
+# --- drgn ---
+t1=$(now)
+drc=0
+timeout 300 /usr/bin/drgn -q -c "$vmcore" -s "$vmlinux" "$KMS_REPO/tools/drgn/kmapstack.py" > "$out/drgn.txt" 2> "$out/drgn.err" || drc=$?
+check "drgn: exit 0" [ "$drc" = 0 ]
+check_cpus drgn "$out/drgn.txt" "$smp"
+check_holder drgn "$out/drgn.txt"
+check "drgn: call sites name the module ([kmapbug])" grep -q 'kmapbug_map_first+0x[0-9a-f]* \[kmapbug\]' "$out/drgn.txt"
+timeout 300 /usr/bin/drgn -q -c "$vmcore" -s "$vmlinux" "$KMS_REPO/tools/drgn/kmapstack.py" -p "$pid" > "$out/drgn-p.txt" 2>&1 || true
+check "drgn: -p $pid lists only that task" \
+	bash -c "[ \"\$(grep -c '^PID ' '$out/drgn-p.txt')\" = 1 ] && ! grep -q '^CPU ' '$out/drgn-p.txt'"
+timeout 300 /usr/bin/drgn -q -c "$vmcore" -s "$vmlinux" "$KMS_REPO/tools/drgn/kmapstack.py" -c 1 > "$out/drgn-c.txt" 2>&1 || true
+check "drgn: -c 1 lists only CPU 1" \
+	bash -c "[ \"\$(grep -cE '^CPU 1 ' '$out/drgn-c.txt')\" = 3 ] && ! grep -qE '^(CPU [02-9]|PID )' '$out/drgn-c.txt'"
+td=$(( $(now) - t1 ))
+
+# same listing from both tools (the holder's block)
+a=$(grep -A3 "^PID $pid " "$out/crash.txt" | sed 's/task [0-9a-f]*//' )
+b=$(grep -A3 "^PID $pid " "$out/drgn.txt" | sed 's/task [0-9a-f]*//' )
+check "crash and drgn print the same kmapbug_holder block" [ "$a" = "$b" ]
+
+# 1 GiB: removed unless KMAPSTACK_KEEP_VMCORE=1
+[ "${KMAPSTACK_KEEP_VMCORE:-0}" = 1 ] || rm -f "$vmcore"
+echo "test-postmortem: $(( $(now) - t0 ))s under TCG (crash ${tc}s, drgn ${td}s)"
+summary

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmapstack.c - crash(8) extension: the CONFIG_DEBUG_KMAP_STACK shadow stacks
+ * of a vmcore or a live system.
+ *
+ *   crash> extend tools/crash/kmapstack.so
+ *   crash> kmapstack            every CPU's interrupt stacks, every task
+ *                               holding mappings
+ *   crash> kmapstack -a         also the tasks that hold none
+ *   crash> kmapstack -p PID     one task
+ *   crash> kmapstack -c CPU     one CPU's softirq/hardirq/NMI stacks
+ *
+ * Data (include/linux/kmap_stack_types.h, mm/kmap_stack.c): task context
+ * mappings are on task_struct::kmap_stack, interrupt context ones on the
+ * static per-CPU array kmap_stack_irq[3] (softirq, hardirq, NMI).  Entries
+ * [0, depth) are valid, outermost first.  Every layout detail is read from
+ * the vmlinux debug info, so the optional kmap_stack_entry::stack (with
+ * CONFIG_DEBUG_KMAP_STACK_TRACES) is handled when present.
+ *
+ * Tasks are found by walking init_task.tasks and each thread group's
+ * signal->thread_head, plus every CPU's idle task (runqueues.idle): crash's
+ * own task table can be incomplete for some kernels.
+ *
+ * Build: make -C tools/crash (needs /usr/include/crash/defs.h, Debian crash).
+ */
+#include <crash/defs.h>
+
+#include <stdbool.h>
+
+#define KS_CTX_NR 4
+
+static const char *const ctx_name[KS_CTX_NR] = { "task", "softirq", "hardirq",
+						 "nmi" };
+
+/* Offsets and sizes from the debug info; filled in by ks_init_layout(). */
+static struct {
+	bool ready;
+	long stack_size;
+	long depth, overflow, forced, in_trace, entries;
+	long entry_size;
+	long e_ip, e_addr, e_pfn, e_ts, e_stack, e_ctx, e_flags;
+	long nr_entries;
+	long task_kmap_stack, task_pid, task_comm, task_tasks;
+	long task_signal, task_thread_node, signal_thread_head;
+	long rq_idle;
+	ulong irq_stacks; /* per-CPU offset of kmap_stack_irq[] */
+	ulong runqueues;
+} ks;
+
+struct ks_opts {
+	bool all;
+	bool have_pid;
+	ulong pid;
+	int cpu; /* -1: every CPU */
+	bool tasks; /* list tasks */
+	bool cpus; /* list CPUs */
+};
+
+struct ks_count {
+	ulong tasks;
+	ulong holding;
+	ulong mappings;
+};
+
+static long member(char *s, char *m, bool required)
+{
+	long off = MEMBER_OFFSET(s, m);
+
+	if (off < 0 && required)
+		error(FATAL, "kmapstack: no %s.%s in the debug info\n", s, m);
+	return off;
+}
+
+static void ks_init_layout(void)
+{
+	struct syment *sp;
+
+	if (ks.ready)
+		return;
+	if (STRUCT_SIZE("kmap_stack") <= 0)
+		error(FATAL,
+		      "kmapstack: struct kmap_stack not in the debug info "
+		      "(kernel without CONFIG_DEBUG_KMAP_STACK, or no DWARF)\n");
+	ks.stack_size = STRUCT_SIZE("kmap_stack");
+	ks.depth = member("kmap_stack", "depth", true);
+	ks.overflow = member("kmap_stack", "overflow", true);
+	ks.forced = member("kmap_stack", "forced", false);
+	ks.in_trace = member("kmap_stack", "in_trace", false);
+	ks.entries = member("kmap_stack", "entries", true);
+	ks.entry_size = STRUCT_SIZE("kmap_stack_entry");
+	if (ks.entry_size <= 0)
+		error(FATAL, "kmapstack: no struct kmap_stack_entry\n");
+	ks.nr_entries = MEMBER_SIZE("kmap_stack", "entries") / ks.entry_size;
+	ks.e_ip = member("kmap_stack_entry", "ip", true);
+	ks.e_addr = member("kmap_stack_entry", "addr", true);
+	ks.e_pfn = member("kmap_stack_entry", "pfn", true);
+	ks.e_ts = member("kmap_stack_entry", "ts", true);
+	ks.e_stack = member("kmap_stack_entry", "stack", false);
+	ks.e_ctx = member("kmap_stack_entry", "ctx", true);
+	ks.e_flags = member("kmap_stack_entry", "flags", true);
+
+	ks.task_kmap_stack = member("task_struct", "kmap_stack", true);
+	ks.task_pid = member("task_struct", "pid", true);
+	ks.task_comm = member("task_struct", "comm", true);
+	ks.task_tasks = member("task_struct", "tasks", true);
+	ks.task_signal = member("task_struct", "signal", true);
+	ks.task_thread_node = member("task_struct", "thread_node", false);
+	ks.signal_thread_head = member("signal_struct", "thread_head", false);
+	ks.rq_idle = member("rq", "idle", false);
+
+	sp = symbol_search("kmap_stack_irq");
+	if (!sp)
+		error(FATAL, "kmapstack: no symbol kmap_stack_irq\n");
+	ks.irq_stacks = sp->value;
+	sp = symbol_search("runqueues");
+	ks.runqueues = sp ? sp->value : 0;
+	ks.ready = true;
+}
+
+static ulong rd_ulong(const char *buf, long off)
+{
+	return ULONG(buf + off);
+}
+
+static void symbolize(ulong ip, char *out, size_t len)
+{
+	struct syment *sp;
+	struct load_module *lm = NULL;
+	ulong offset = 0;
+
+	sp = value_search(ip, &offset);
+	if (!sp) {
+		snprintf(out, len, "%lx", ip);
+		return;
+	}
+	if (module_symbol(ip, NULL, &lm, NULL, 0) && lm)
+		snprintf(out, len, "%s+0x%lx [%s]", sp->name, offset,
+			 lm->mod_name);
+	else
+		snprintf(out, len, "%s+0x%lx", sp->name, offset);
+}
+
+/* Read the stack at @addr; returns its depth, or -1 if unreadable. */
+static int read_stack(ulong addr, char *buf)
+{
+	if (!readmem(addr, KVADDR, buf, ks.stack_size, "kmap_stack",
+		     RETURN_ON_ERROR | QUIET))
+		return -1;
+	return (int)UINT(buf + ks.depth);
+}
+
+static const char *flags_name(unsigned int flags)
+{
+	static const char *const names[4] = { "local", "atomic", "local,forced",
+					      "atomic,forced" };
+
+	return names[flags & 3];
+}
+
+static void print_entries(const char *buf, int depth)
+{
+	char sym[BUFSIZE];
+	int i, n = depth;
+
+	if (n > ks.nr_entries)
+		n = ks.nr_entries;
+	for (i = 0; i < n; i++) {
+		const char *e = buf + ks.entries + i * ks.entry_size;
+		unsigned int ctx = UCHAR(e + ks.e_ctx);
+		unsigned int flags = UCHAR(e + ks.e_flags);
+		ulonglong ts = ULONGLONG(e + ks.e_ts);
+
+		symbolize(rd_ulong(e, ks.e_ip), sym, sizeof(sym));
+		fprintf(fp,
+			"    #%-2d %016lx pfn %-8lx %-7s %-12s ts %llu.%06llu  %s",
+			i, rd_ulong(e, ks.e_addr), rd_ulong(e, ks.e_pfn),
+			ctx < KS_CTX_NR ? ctx_name[ctx] : "?",
+			flags_name(flags), ts / 1000000000ULL,
+			(ts % 1000000000ULL) / 1000ULL, sym);
+		if (ks.e_stack >= 0 && UINT(e + ks.e_stack))
+			fprintf(fp, "  stack %x", UINT(e + ks.e_stack));
+		fprintf(fp, "\n");
+	}
+}
+
+static void print_stack_header(const char *buf, int depth)
+{
+	uint overflow = UINT(buf + ks.overflow);
+
+	fprintf(fp, "depth %d", depth);
+	if (overflow)
+		fprintf(fp, " overflow %u", overflow);
+	if (ks.forced >= 0 && UCHAR(buf + ks.forced))
+		fprintf(fp, " forced");
+	if (ks.in_trace >= 0 && UCHAR(buf + ks.in_trace))
+		fprintf(fp, " in_trace");
+	if (depth > ks.nr_entries)
+		fprintf(fp, " (corrupt: more than %ld)", ks.nr_entries);
+}
+
+static void show_cpu(int cpu, char *buf)
+{
+	int c;
+
+	for (c = 1; c < KS_CTX_NR; c++) {
+		ulong addr = ks.irq_stacks + kt->__per_cpu_offset[cpu] +
+			     (c - 1) * ks.stack_size;
+		int depth = read_stack(addr, buf);
+
+		fprintf(fp, "CPU %d %-8s %016lx  ", cpu, ctx_name[c], addr);
+		if (depth < 0) {
+			fprintf(fp, "unreadable\n");
+			continue;
+		}
+		print_stack_header(buf, depth);
+		fprintf(fp, "\n");
+		print_entries(buf, depth);
+	}
+}
+
+static void show_task(ulong task, char *buf, const struct ks_opts *o,
+		      struct ks_count *cnt)
+{
+	char comm[TASK_COMM_LEN + 1] = "";
+	int pid = 0, depth;
+
+	readmem(task + ks.task_pid, KVADDR, &pid, sizeof(pid), "task pid",
+		RETURN_ON_ERROR | QUIET);
+	if (o->have_pid && (ulong)pid != o->pid)
+		return;
+	readmem(task + ks.task_comm, KVADDR, comm, TASK_COMM_LEN, "task comm",
+		RETURN_ON_ERROR | QUIET);
+	comm[TASK_COMM_LEN] = '\0';
+	cnt->tasks++;
+	depth = read_stack(task + ks.task_kmap_stack, buf);
+	if (depth > 0) {
+		cnt->holding++;
+		cnt->mappings += depth;
+	}
+	if (depth == 0 && !o->all && !o->have_pid)
+		return;
+	fprintf(fp, "PID %-6d %-16s task %016lx  ", pid, comm, task);
+	if (depth < 0) {
+		fprintf(fp, "unreadable\n");
+		return;
+	}
+	print_stack_header(buf, depth);
+	fprintf(fp, "\n");
+	print_entries(buf, depth);
+}
+
+static ulong rd_ptr(ulong addr)
+{
+	ulong v = 0;
+
+	if (!readmem(addr, KVADDR, &v, sizeof(v), "pointer",
+		     RETURN_ON_ERROR | QUIET))
+		return 0;
+	return v;
+}
+
+/* Every thread of @leader's thread group but @leader itself. */
+static void walk_threads(ulong leader, char *buf, const struct ks_opts *o,
+			 struct ks_count *cnt)
+{
+	ulong signal, head, n;
+	long guard = 0;
+
+	if (ks.task_thread_node < 0 || ks.signal_thread_head < 0)
+		return;
+	signal = rd_ptr(leader + ks.task_signal);
+	if (!signal)
+		return;
+	head = signal + ks.signal_thread_head;
+	for (n = rd_ptr(head); n && n != head && guard < 1000000;
+	     n = rd_ptr(n), guard++) {
+		ulong t = n - ks.task_thread_node;
+
+		if (t != leader)
+			show_task(t, buf, o, cnt);
+	}
+}
+
+static void walk_tasks(char *buf, const struct ks_opts *o, struct ks_count *cnt)
+{
+	ulong init = symbol_value("init_task");
+	ulong head = init + ks.task_tasks, n;
+	long guard = 0;
+	int cpu;
+
+	show_task(init, buf, o, cnt);
+	for (n = rd_ptr(head); n && n != head && guard < 1000000;
+	     n = rd_ptr(n), guard++) {
+		ulong t = n - ks.task_tasks;
+
+		show_task(t, buf, o, cnt);
+		walk_threads(t, buf, o, cnt);
+	}
+	/* The idle tasks of the other CPUs are on no list. */
+	if (!ks.runqueues || ks.rq_idle < 0)
+		return;
+	for (cpu = 0; cpu < kt->cpus; cpu++) {
+		ulong idle = rd_ptr(ks.runqueues + kt->__per_cpu_offset[cpu] +
+				    ks.rq_idle);
+
+		if (idle && idle != init)
+			show_task(idle, buf, o, cnt);
+	}
+}
+
+static void cmd_kmapstack(void)
+{
+	struct ks_opts o = { .cpu = -1, .tasks = true, .cpus = true };
+	struct ks_count cnt = { 0 };
+	char *buf;
+	int c, cpu;
+
+	while ((c = getopt(argcnt, args, "ap:c:")) != EOF) {
+		switch (c) {
+		case 'a':
+			o.all = true;
+			break;
+		case 'p':
+			o.have_pid = true;
+			o.pid = stol(optarg, FAULT_ON_ERROR, NULL);
+			o.cpus = false;
+			break;
+		case 'c':
+			o.cpu = (int)stol(optarg, FAULT_ON_ERROR, NULL);
+			if (o.cpu < 0 || o.cpu >= kt->cpus)
+				error(FATAL, "kmapstack: no CPU %d (0-%d)\n",
+				      o.cpu, kt->cpus - 1);
+			o.tasks = false;
+			break;
+		default:
+			argerrs++;
+			break;
+		}
+	}
+	if (argerrs || args[optind])
+		cmd_usage(pc->curcmd, SYNOPSIS);
+
+	ks_init_layout();
+	buf = GETBUF(ks.stack_size);
+	if (o.cpus) {
+		for (cpu = 0; cpu < kt->cpus; cpu++) {
+			if (o.cpu >= 0 && cpu != o.cpu)
+				continue;
+			show_cpu(cpu, buf);
+		}
+	}
+	if (o.tasks) {
+		walk_tasks(buf, &o, &cnt);
+		if (o.have_pid && !cnt.tasks)
+			fprintf(fp, "kmapstack: no task with pid %lu\n", o.pid);
+		else
+			fprintf(fp,
+				"%lu tasks, %lu holding %lu mapping%s (depth > 0)\n",
+				cnt.tasks, cnt.holding, cnt.mappings,
+				cnt.mappings == 1 ? "" : "s");
+	}
+	FREEBUF(buf);
+}
+
+static char *help_kmapstack[] = {
+	"kmapstack",
+	"CONFIG_DEBUG_KMAP_STACK shadow stacks (kmap_local/kmap_atomic)",
+	"[-a] [-p pid | -c cpu]",
+	"  Lists the temporary kernel mappings each context holds, outermost",
+	"  first: every CPU's softirq, hardirq and NMI stacks (kmap_stack_irq),",
+	"  then every task whose task_struct::kmap_stack is not empty.  Each",
+	"  entry shows the mapped address, the pfn, the context and flags it was",
+	"  made with, its local_clock() time and the symbolized call site.",
+	"",
+	"    -a      also list the tasks that hold no mapping",
+	"    -p pid  only the task with this pid",
+	"    -c cpu  only this CPU's interrupt-context stacks",
+	"",
+	"EXAMPLE",
+	"    %s> kmapstack -p 97",
+	"    PID 97     kmapbug_holder   task ffff888004a1c100  depth 3",
+	"        #0  ffff888005bd8000 pfn 5bd8     task    local        ts 12.345678  kmapbug_map_first+0x14 [kmapbug]",
+	"        ...",
+	NULL
+};
+
+static struct command_table_entry command_table[] = {
+	{ "kmapstack", cmd_kmapstack, help_kmapstack, 0 },
+	{ NULL, NULL, NULL, 0 },
+};
+
+void __attribute__((constructor)) kmapstack_init(void)
+{
+	register_extension(command_table);
+}
+
+void __attribute__((destructor)) kmapstack_fini(void)
+{
+}
