@@ -25,6 +25,7 @@ FRAGMENTS_x86_64 := $(CURDIR)/scripts/configs/smp.config \
 	$(CURDIR)/scripts/configs/traces.config \
 	$(wildcard $(CURDIR)/scripts/configs/guest.config)
 FRAGMENTS_i386 := $(CURDIR)/scripts/configs/smp.config \
+	$(CURDIR)/scripts/configs/traces.config \
 	$(CURDIR)/scripts/configs/modules.config
 export KMAPSTACK_ALLOW_MISSING :=
 
