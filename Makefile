@@ -33,6 +33,7 @@ export KMAPSTACK_ALLOW_MISSING :=
 	kunit-x86_64 kunit-i386 checkpatch bisect-build tools install \
 	check check-tools check-formats-x86_64 check-formats-i386 \
 	update-formats check-module-x86_64 check-module-i386 check-guest \
+	check-analyzer-x86_64 check-analyzer-i386 \
 	demo bench clean
 
 all: tools
@@ -63,6 +64,9 @@ update-formats: kernel-x86_64 kernel-i386
 
 check-module-%: kernel-%
 	bash scripts/test-module.sh $*
+
+check-analyzer-%: kernel-% tools
+	bash scripts/test-analyzer.sh $*
 
 check-guest: kernel-x86_64 tools
 	bash scripts/test-guest.sh

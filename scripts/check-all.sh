@@ -79,6 +79,8 @@ run formats-x86_64 make -s check-formats-x86_64
 run formats-i386 make -s check-formats-i386
 run module-x86_64 make -s check-module-x86_64
 run module-i386 make -s check-module-i386
+run analyzer-x86_64 make -s check-analyzer-x86_64
+run analyzer-i386 make -s check-analyzer-i386
 if [ -f scripts/test-guest.sh ]; then
 	run guest make -s check-guest
 fi

@@ -1,0 +1,69 @@
+#!/bin/bash
+# test-analyzer.sh ARCH        (ARCH: x86_64 | i386)
+#
+# End-to-end test of tools/kmapstack on real traces: boot build/out-ARCH with
+# the kmap_stack events on from early boot while the KUnit suite makes its
+# violations, and then trace a balanced page-cache workload. Checks that
+#   - kmapstack check exits 1 on the KUnit trace and 0 on the balanced one;
+#   - kmapstack report names the suite's call sites for each kind of
+#     violation, and agrees with the kernel's kmap_violation events;
+#   - the balanced trace really has events.
+# Ends with "N passed, N failed".
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+check_arch "${1:-}"
+arch=$KMS_ARCH
+ks=$KMS_REPO/tools/kmapstack/kmapstack
+[ -x "$ks" ] || make -s -C "$KMS_REPO/tools/kmapstack"
+initrd=$KMS_BUILD/initramfs-analyzer-$arch.cpio
+log=$KMS_BUILD/analyzer-$arch.log
+KMAPSTACK_RUN="$KMS_SCRIPTS/guest/analyzer-test.sh" \
+	"$KMS_SCRIPTS/mkinitramfs.sh" "$initrd" "$arch" >/dev/null
+"$KMS_SCRIPTS/boot.sh" "$arch" -i "$initrd" -l "$log" -t 900 ${KMAPSTACK_KERNEL:+-k "$KMAPSTACK_KERNEL"} \
+	-a "trace_event=kmap_stack:* trace_buf_size=16M loglevel=1" >/dev/null ||
+	die "guest boot failed, see $log"
+dir=$KMS_BUILD/analyzer-$arch
+mkdir -p "$dir"
+tr -d '\r' < "$log" | sed -n 's/^kunit-trace| //p' > "$dir/kunit-trace.txt"
+tr -d '\r' < "$log" | sed -n 's/^balanced-trace| //p' > "$dir/balanced-trace.txt"
+
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "PASS $arch: $*"; }
+ko() { fail=$((fail + 1)); echo "FAIL $arch: $*"; }
+
+n=$(grep -c 'kmap_push:' "$dir/kunit-trace.txt" || true)
+[ "$n" -gt 100 ] && ok "KUnit trace has $n kmap_push events" || ko "KUnit trace has $n kmap_push events"
+nb=$(grep -c 'kmap_push:' "$dir/balanced-trace.txt" || true)
+[ "$nb" -gt 100 ] && ok "balanced trace has $nb kmap_push events" || ko "balanced trace has $nb kmap_push events"
+
+set +e
+"$ks" check --no-progress "$dir/kunit-trace.txt" > "$dir/check.txt" 2>&1; rc=$?
+"$ks" report --no-progress "$dir/kunit-trace.txt" > "$dir/report.txt" 2>&1
+"$ks" report --json --no-progress "$dir/kunit-trace.txt" > "$dir/report.json" 2>&1
+"$ks" check --no-progress "$dir/balanced-trace.txt" > "$dir/check-balanced.txt" 2>&1; rcb=$?
+set -e
+[ "$rc" = 1 ] && ok "kmapstack check exits 1 on the KUnit trace" || ko "kmapstack check exits $rc on the KUnit trace"
+[ "$rcb" = 0 ] && ok "kmapstack check exits 0 on the balanced trace" || { ko "kmapstack check exits $rcb on the balanced trace"; head -40 "$dir/check-balanced.txt"; }
+
+# Each kind of violation the suite makes, named with its call sites
+expect() {
+	local what=$1; shift
+	local lines p
+	lines=$(cat "$dir/report.txt")
+	for p in "$@"; do lines=$(grep -F -- "$p" <<<"$lines" || true); done
+	[ -n "$lines" ] && ok "report: $what" || ko "report: $what (no line with: $*)"
+}
+expect "mismatched unmap, unmapping site" "kmst_unmap_outer"
+expect "mismatched unmap, mapping site" "kmst_map_outer"
+expect "mismatched unmap, top of the stack" "kmst_map_inner"
+expect "three nested, middle unmapped" "kmst_unmap_middle"
+expect "unknown address" "kmst_unmap_unknown"
+expect "overflow" "kmst_map_overflow"
+expect "cross-context unmap" "kmst_irq_unmapper"
+expect "leaked mappings" "kmst_map_leaked"
+grep -qiE 'disagree' "$dir/report.txt" && ko "report: the analyzer and the kernel disagree: $(grep -iE -m3 disagree "$dir/report.txt")" ||
+	ok "report: the analyzer's findings agree with the kernel's kmap_violation events"
+
+echo "test-analyzer $arch: $pass passed, $fail failed"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
