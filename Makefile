@@ -34,7 +34,7 @@ export KMAPSTACK_ALLOW_MISSING :=
 	check check-tools check-formats-x86_64 check-formats-i386 \
 	update-formats check-module-x86_64 check-module-i386 check-guest \
 	check-analyzer-x86_64 check-analyzer-i386 \
-	demo bench clean
+	demo bench bench-kernel bench-tools clean
 
 all: tools
 
@@ -93,7 +93,13 @@ check:
 demo:
 	bash scripts/demo.sh
 
-bench:
+bench: bench-kernel bench-tools
+
+# kmap map+unmap pairs in the kernel, per kernel variant (docs/performance.md)
+bench-kernel:
+	bash scripts/bench.sh
+
+bench-tools:
 	$(MAKE) -C tools/kmapstack bench
 
 clean:
