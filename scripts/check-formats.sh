@@ -16,7 +16,7 @@ initrd=$KMS_BUILD/initramfs-formats-$arch.cpio
 log=$KMS_BUILD/formats-$arch.log
 KMAPSTACK_RUN="$KMS_SCRIPTS/guest/dump-formats.sh" \
 	"$KMS_SCRIPTS/mkinitramfs.sh" "$initrd" "$arch" >/dev/null
-"$KMS_SCRIPTS/boot.sh" "$arch" -i "$initrd" -l "$log" -t 600 \
+"$KMS_SCRIPTS/boot.sh" "$arch" -i "$initrd" -l "$log" -t 600 ${KMAPSTACK_KERNEL:+-k "$KMAPSTACK_KERNEL"} \
 	-a "kunit.enable=0 loglevel=1" >/dev/null || die "guest boot failed, see $log"
 
 pass=0 fail=0
