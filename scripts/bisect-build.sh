@@ -15,8 +15,8 @@ case "${1:-}" in -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;
 [ $# -ge 1 ] || die "usage: $KMS_PROG ARCH [ARCH...]   (x86_64 or i386)"
 for a in "$@"; do check_arch "$a"; done
 
-patches=()
-while IFS= read -r p; do patches+=("$p"); done < <(series_patches)
+load_series
+patches=("${KMS_PATCHES[@]}")
 if [ ${#patches[@]} = 0 ]; then
 	info "kernel-patch/series has no patch: nothing to bisect-build"
 	exit 0

@@ -21,7 +21,8 @@ files=()
 if [ $# -gt 0 ]; then
 	files=("$@")
 else
-	while IFS= read -r p; do files+=("$KMS_PATCHDIR/$p"); done < <(series_patches)
+	load_series
+	for p in "${KMS_PATCHES[@]}"; do files+=("$KMS_PATCHDIR/$p"); done
 fi
 if [ ${#files[@]} = 0 ]; then
 	info "kernel-patch/series has no patch: nothing to check"

@@ -31,8 +31,8 @@ done
 dir=${dir:-$KMS_TREE}
 start=$(now)
 
-patches=()
-while IFS= read -r p; do patches+=("$p"); done < <(series_patches)
+load_series
+patches=("${KMS_PATCHES[@]}")
 
 ensure_pristine
 base=$(git -C "$KMS_PRISTINE" rev-parse base^{commit})

@@ -34,19 +34,22 @@ check_arch() {
 	esac
 }
 
-# series_patches: print the patch file names of kernel-patch/series in order
-# (comments and blank lines dropped, cover letter skipped).
-series_patches() {
+# load_series: set the array KMS_PATCHES to the patch file names of
+# kernel-patch/series in order (comments and blank lines dropped, cover
+# letter skipped); dies if a listed file is missing.  (Runs in the calling
+# shell, not in a pipe/process substitution, so that 'die' really exits.)
+load_series() {
+	KMS_PATCHES=()
 	[ -f "$KMS_SERIES" ] || return 0
 	local line
 	while IFS= read -r line || [ -n "$line" ]; do
 		line=${line%%#*}
-		line=$(printf '%s' "$line" | tr -d '[:space:]')
+		line=${line//[[:space:]]/}
 		[ -n "$line" ] || continue
 		[ "$line" = "$KMS_COVER" ] && continue
 		[ -f "$KMS_PATCHDIR/$line" ] ||
 			die "kernel-patch/series lists '$line' but kernel-patch/$line does not exist"
-		printf '%s\n' "$line"
+		KMS_PATCHES+=("$line")
 	done < "$KMS_SERIES"
 }
 
