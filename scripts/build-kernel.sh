@@ -90,7 +90,7 @@ while IFS= read -r line; do
 		got=$(grep -E "^$sym=" "$out/.config")
 	else
 		grep -qxF -- "$want" "$out/.config" && continue
-		got=$(grep -E "^(# )?$sym[= ]" "$out/.config" || echo "(absent)")
+		got=$(grep -E "^(# )?${sym}[= ]" "$out/.config" || echo "(absent)")
 	fi
 	s=${sym#CONFIG_}
 	if [[ " $allow_missing " == *" $s "* ]] && ! sym_defined "$s"; then

@@ -15,7 +15,7 @@ case "${1:-}" in -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;
 [ $# -le 1 ] || die "usage: $KMS_PROG [DIR]"
 dir=${1:-$KMS_TREE}
 [ -d "$dir/.git" ] || die "$dir is not a git tree (run scripts/kernel-tree.sh first)"
-git -C "$dir" rev-parse -q --verify base^{commit} >/dev/null || die "$dir has no 'base' tag"
+git -C "$dir" rev-parse -q --verify 'base^{commit}' >/dev/null || die "$dir has no 'base' tag"
 [ ! -d "$dir/.git/rebase-apply" ] || die "$dir: a git am/rebase is in progress; finish or abort it first"
 git -C "$dir" diff --quiet HEAD -- ||
 	die "$dir has uncommitted changes to tracked files; commit them (they would not be exported)"

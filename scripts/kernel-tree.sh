@@ -35,14 +35,14 @@ load_series
 patches=("${KMS_PATCHES[@]}")
 
 ensure_pristine
-base=$(git -C "$KMS_PRISTINE" rev-parse base^{commit})
+base=$(git -C "$KMS_PRISTINE" rev-parse 'base^{commit}')
 
 reset_ok=0
 if [ -e "$dir" ]; then
 	if ! is_kms_tree "$dir"; then
 		die "$dir exists and was not made by kernel-tree.sh; remove it yourself or pick another DIR"
 	fi
-	if [ "$fresh" = 0 ] && [ "$(git -C "$dir" rev-parse -q --verify base^{commit} 2>/dev/null)" = "$base" ]; then
+	if [ "$fresh" = 0 ] && [ "$(git -C "$dir" rev-parse -q --verify 'base^{commit}' 2>/dev/null)" = "$base" ]; then
 		reset_ok=1
 	fi
 fi

@@ -64,7 +64,7 @@ ensure_pristine() {
 	local stamp want
 	want=$(tarball_stamp)
 	stamp=$(cat "$KMS_PRISTINE/.git/kmapstack-tarball" 2>/dev/null || true)
-	if [ "$stamp" = "$want" ] && git -C "$KMS_PRISTINE" rev-parse -q --verify base^{commit} >/dev/null; then
+	if [ "$stamp" = "$want" ] && git -C "$KMS_PRISTINE" rev-parse -q --verify 'base^{commit}' >/dev/null; then
 		return 0
 	fi
 	info "creating pristine repo $KMS_PRISTINE from $KMS_TARBALL (once; ~1 min)"
