@@ -58,18 +58,22 @@ if [ -n "$bug" ]; then
 fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-rm -f "$out/trace.dat" "$out/check.txt" "$out/summary.json"
+rm -f "$out/trace.dat" "$out/check.txt" "$out/check.raw.txt" "$out/summary.json" "$out/kallsyms-modules.txt"
 
 # The guest side: record to tmpfs (not 9p: no I/O of our own in the trace
 # beyond trace-cmd's), then copy out.
 cat > "$out/guest.sh" <<EOF
 set -eo pipefail
-rm -f /tmp/trace.dat
+rm -f /tmp/trace.dat /tmp/workload.status
 echo "guest: \$(uname -r), \$(nproc) CPUs, trace-cmd \$(trace-cmd --version 2>/dev/null | awk '/version/ {print \$3; exit}')"
 rc=0
+# trace-cmd record does not pass on its command's exit status: keep it in a file
 trace-cmd record -q -e kmap_stack -b $bufkb -o /tmp/trace.dat \\
+	/bin/bash -c '"\$@"; echo \$? > /tmp/workload.status' workload \\
 	$(printf '%q ' /bin/bash "$KMS_GUEST_DIR/stress-workload.sh" "${wargs[@]}") || rc=\$?
 [ -f /tmp/trace.dat ] || { echo "guest: trace-cmd record wrote no trace.dat" >&2; exit 1; }
+wst=\$(cat /tmp/workload.status 2>/dev/null || echo none)
+[ "\$wst" = 0 ] || { echo "guest: the workload failed (status \$wst)" >&2; rc=1; }
 cp /tmp/trace.dat "$out/trace.dat"
 echo "guest: trace.dat \$(stat -c %s /tmp/trace.dat) bytes"
 exit \$rc
@@ -89,7 +93,15 @@ fi
 info "guest run took $((t1 - t0))s; checking $out/trace.dat ($(du -k "$out/trace.dat" | cut -f1) KiB)"
 
 crc=0
-"$KMS_KMAPSTACK" check --no-progress "$out/trace.dat" > "$out/check.txt" 2>&1 || crc=$?
+"$KMS_KMAPSTACK" check --no-progress "$out/trace.dat" > "$out/check.raw.txt" 2>&1 || crc=$?
+# Name the functions of the module loaded during the recording (trace-cmd
+# saved kallsyms at the start): check.txt is check.raw.txt with them.
+if [ -s "$out/kallsyms-modules.txt" ]; then
+	/usr/bin/python3 "$KMS_GUEST_DIR/ksym-resolve.py" "$out/kallsyms-modules.txt" \
+		"$out/check.raw.txt" > "$out/check.txt"
+else
+	cp "$out/check.raw.txt" "$out/check.txt"
+fi
 cat "$out/check.txt"
 "$KMS_KMAPSTACK" report --json --no-progress -o "$out/summary.json" "$out/trace.dat" > /dev/null 2>&1 || true
 counts=$(/usr/bin/python3 - "$out/summary.json" <<'EOF'

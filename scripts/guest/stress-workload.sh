@@ -26,7 +26,7 @@ w=/tmp/kms-work
 rm -rf $w; mkdir -p $w/tmpfs $w/ext2
 
 # --- tmpfs: page cache only (shmem) ---
-mount -t tmpfs -o size=256m tmpfs $w/tmpfs
+mount -t tmpfs -o size=640m tmpfs $w/tmpfs
 dd if=/dev/urandom of=$w/tmpfs/a bs=64k count=256 status=none
 cp $w/tmpfs/a $w/tmpfs/b
 cmp $w/tmpfs/a $w/tmpfs/b
@@ -38,7 +38,8 @@ phase "tmpfs 16M write/copy/read"
 # --- ext2 on a loop device: page cache + block I/O + directory pages ---
 truncate -s 96M $w/tmpfs/ext2.img
 mkfs.ext2 -q -F -b 4096 $w/tmpfs/ext2.img
-mount -t ext2 -o loop $w/tmpfs/ext2.img $w/ext2
+loopdev=$(losetup -f --show $w/tmpfs/ext2.img)
+mount -t ext2 "$loopdev" $w/ext2
 cp $w/tmpfs/a $w/ext2/a
 mkdir -p $w/ext2/d
 for i in $(seq 1 150); do echo "$i" > $w/ext2/d/file-$i; done
@@ -53,6 +54,9 @@ phase "ext2 (loop) write/sync/read"
 # --- the injected bug, in the middle of the recording ---
 if [ -n "$bug" ]; then
 	insmod "$ko" bug="$bug"
+	# trace-cmd saved kallsyms when the recording started: keep the
+	# module's symbols for scripts/guest/ksym-resolve.py
+	grep '\[kmapbug\]' /proc/kallsyms > "${KMS_OUT:-/tmp}/kallsyms-modules.txt" || true
 	rmmod kmapbug
 	phase "insmod kmapbug bug=$bug"
 fi
@@ -66,12 +70,13 @@ stress-ng --temp-path $w/ext2 --timeout "${secs}s" --quiet \
 	--sendfile-size 64K
 phase "stress-ng pipe/splice/tee/vm-splice/sendfile"
 stress-ng --temp-path $w/ext2 --timeout "${secs}s" --quiet \
-	--copy-file 1 --copy-file-bytes 8M --hdd 1 --hdd-bytes 8M --readahead 1 --readahead-bytes 8M
-phase "stress-ng copy-file/hdd/readahead (ext2)"
+	--hdd 1 --hdd-bytes 8M --readahead 1 --readahead-bytes 8M --seek 1 --seek-size 8M
+phase "stress-ng hdd/readahead/seek (ext2)"
 stress-ng --temp-path $w/tmpfs --timeout "${secs}s" --quiet \
-	--copy-file 1 --copy-file-bytes 8M --seek 1 --seek-size 8M
-phase "stress-ng copy-file/seek (tmpfs)"
+	--copy-file 1 --copy-file-bytes 128M --hdd 1 --hdd-bytes 8M
+phase "stress-ng copy-file/hdd (tmpfs)"
 
 umount $w/ext2
+losetup -d "$loopdev"
 umount $w/tmpfs
 phase "done"
