@@ -49,24 +49,28 @@ export-patches:
 
 kernel: kernel-$(ARCH)
 
-kernel-%:
-	KMAPSTACK_FRAGMENTS="$(FRAGMENTS_$*)" bash scripts/build-kernel.sh $*
+# Explicit rules per architecture: make skips pattern rules for .PHONY targets
+define ARCH_RULES
+kernel-$(1):
+	KMAPSTACK_FRAGMENTS="$$(FRAGMENTS_$(1))" bash scripts/build-kernel.sh $(1)
 
-kunit-%: kernel-%
-	KMAPSTACK_NO_BUILD=1 bash scripts/run-kunit.sh $*
+kunit-$(1): kernel-$(1)
+	KMAPSTACK_NO_BUILD=1 bash scripts/run-kunit.sh $(1)
 
-check-formats-%: kernel-%
-	bash scripts/check-formats.sh $*
+check-formats-$(1): kernel-$(1)
+	bash scripts/check-formats.sh $(1)
+
+check-module-$(1): kernel-$(1)
+	bash scripts/test-module.sh $(1)
+
+check-analyzer-$(1): kernel-$(1) tools
+	bash scripts/test-analyzer.sh $(1)
+endef
+$(foreach a,x86_64 i386,$(eval $(call ARCH_RULES,$(a))))
 
 update-formats: kernel-x86_64 kernel-i386
 	bash scripts/check-formats.sh x86_64 --update
 	bash scripts/check-formats.sh i386 --update
-
-check-module-%: kernel-%
-	bash scripts/test-module.sh $*
-
-check-analyzer-%: kernel-% tools
-	bash scripts/test-analyzer.sh $*
 
 check-guest: kernel-x86_64 tools
 	bash scripts/test-guest.sh
