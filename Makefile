@@ -34,7 +34,7 @@ export KMAPSTACK_ALLOW_MISSING :=
 	check check-tools check-formats-x86_64 check-formats-i386 \
 	update-formats check-module-x86_64 check-module-i386 check-guest \
 	check-analyzer-x86_64 check-analyzer-i386 \
-	demo bench bench-kernel bench-tools clean
+	demo bench bench-kernel bench-tools cross-check clean
 
 all: tools
 
@@ -77,6 +77,10 @@ check-guest: kernel-x86_64 tools
 
 checkpatch:
 	bash scripts/checkpatch.sh
+
+# Every HIGHMEM architecture Debian has a cross compiler for (~10 min each)
+cross-check:
+	bash scripts/cross-check.sh
 
 bisect-build:
 	bash scripts/bisect-build.sh x86_64
