@@ -1,11 +1,11 @@
 #!/bin/bash
 # bpftrace-guest.sh KMAPBUG.KO
 #
-# Runs inside the guest chroot for scripts/test-bpftrace.sh: starts every
-# scripts/bpftrace/*.bt at once (output in $KMS_OUT/bt-NAME.txt), waits until
-# all have attached, runs a small workload (file I/O on tmpfs, pipes,
-# kmapbug bug=hold for a few seconds, kmapbug bug=wrong_order), then stops
-# them with SIGINT (kmap-depth.bt runs bounded and ends by itself).
+# Runs inside the guest chroot for scripts/test-bpftrace.sh: runs every
+# scripts/bpftrace/*.bt (output in $KMS_OUT/bt-NAME.txt) during a small
+# workload (file I/O on tmpfs and pipes all along, kmapbug bug=hold for a
+# few seconds, bug=wrong_order, bug=balanced), then stops them with SIGINT
+# (kmap-depth.bt runs bounded and ends by itself).
 set -uo pipefail
 ko=$1
 bt=$(cd "$(dirname "$0")/../bpftrace" && pwd)
@@ -21,19 +21,14 @@ bg=$!
 trap 'kill $bg 2>/dev/null' EXIT
 
 declare -A pids
-for f in "$bt"/*.bt; do
-	n=$(basename "$f" .bt)
-	case "$n" in
-	kmap-depth) args=(20) ;;	# bounded: exits by itself
-	kmap-leaks) args=(0 2) ;;	# table every 2 s
-	*) args=() ;;
-	esac
-	bpftrace "$f" "${args[@]}" > "$out/bt-$n.txt" 2>&1 &
+start() {	# start NAME ARGS...
+	local n=$1; shift
+	bpftrace "$bt/$n.bt" "$@" > "$out/bt-$n.txt" 2>&1 &
 	pids[$n]=$!
-done
-say "started ${!pids[*]}"
-
-# Wait for every one to attach ("Attaching N probes..."), at most 240 s.
+}
+# wait_attached: every started script attached ("Attaching N probes..."), at most 240 s
+wait_attached() {
+local i n n_att
 for i in $(seq 1 240); do
 	n_att=0
 	for n in "${!pids[@]}"; do
@@ -47,20 +42,37 @@ for i in $(seq 1 240); do
 	sleep 1
 done
 [ "$n_att" = "${#pids[@]}" ] || { say "not all attached after 240 s"; exit 1; }
-say "all attached"
+say "attached: ${!pids[*]}"
+}
 
-# --- workload ---
+# bpftrace names symbols from a kallsyms snapshot taken when it first prints
+# one: kmap-leaks prints its table while kmapbug is loaded, so it starts
+# last, right before the insmod, and prints its first table 6 s later; the
+# others print at the end, with kmapbug bug=balanced loaded.
+start kmap-depth 20		# bounded: exits by itself after 20 s
+start kmap-callers
+start kmap-hold
+start kmap-violations
+wait_attached
 for i in 1 2 3; do cat /tmp/w/a | md5sum > /dev/null; cp /tmp/w/a /tmp/w/b; done
 say "file I/O done"
+start kmap-leaks 0 6		# table every 6 s
+wait_attached
+
+# --- workload ---
 insmod "$ko" bug=hold || exit 1
 pgrep -x kmapbug_holder > "$out/holder.pid"
-sleep 5
+say "bug=hold loaded (holder pid $(cat "$out/holder.pid"))"
+sleep 8
 rmmod kmapbug || exit 1
-say "bug=hold done (holder pid $(cat "$out/holder.pid"))"
+say "bug=hold removed"
 insmod "$ko" bug=wrong_order || exit 1
+sleep 4		# bpftrace names the stack asynchronously: keep the module meanwhile
 rmmod kmapbug || exit 1
 say "bug=wrong_order done"
-sleep 3
+insmod "$ko" bug=balanced || exit 1
+say "bug=balanced loaded"
+sleep 7		# another kmap-leaks table, without the holder
 
 for n in "${!pids[@]}"; do
 	[ "$n" = kmap-depth ] || kill -INT "${pids[$n]}" 2>/dev/null
@@ -77,4 +89,5 @@ for n in "${!pids[@]}"; do
 	say "$n exited $st"
 	[ "$st" = 0 ] || rc=1
 done
+rmmod kmapbug || rc=1
 exit $rc

@@ -46,11 +46,19 @@ chmod 700 $R/root 2>/dev/null
 
 cpus=$(grep -c ^processor /proc/cpuinfo)
 say "chroot ready: $(uname -r), $cpus cpu(s), running $out/cmd.sh"
-set -o pipefail
-rc=0
+# Output to the file, shown on the console by tail -f: no pipe, so that a
+# background process the command left behind cannot keep us waiting.
+: > "$R$out/output.log"
+tail -f "$R$out/output.log" &
+tpid=$!
 chroot $R /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 	HOME=/root TERM=dumb LANG=C.UTF-8 KMS_GUEST=1 KMS_OUT="$out" \
-	/bin/bash -c 'cd "$KMS_OUT" && exec /bin/bash ./cmd.sh' 2>&1 | tee "$R$out/output.log" || rc=$?
+	/bin/bash -c 'cd "$KMS_OUT" && exec /bin/bash ./cmd.sh' > "$R$out/output.log" 2>&1 < /dev/null &
+cpid=$!
+wait $cpid
+rc=$?
+sleep 1
+kill $tpid 2>/dev/null
 dmesg > "$R$out/dmesg.txt" 2>/dev/null
 echo "$rc" > "$R$out/status"
 sync
