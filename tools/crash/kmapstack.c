@@ -21,6 +21,10 @@
  * signal->thread_head, plus every CPU's idle task (runqueues.idle): crash's
  * own task table can be incomplete for some kernels.
  *
+ * Module functions are named from the modules' kallsyms in memory, so the
+ * extension works under 'crash --no_modules', which crash 8.0.2 needs for
+ * Linux >= 6.4 (it cannot read struct module::mem[]).
+ *
  * Build: make -C tools/crash (needs /usr/include/crash/defs.h, Debian crash).
  */
 #include <crash/defs.h>
@@ -122,22 +126,117 @@ static ulong rd_ulong(const char *buf, long off)
 	return ULONG(buf + off);
 }
 
+/*
+ * Module functions, from each module's kallsyms in memory (struct module::
+ * kallsyms): crash 8.0.2 cannot load the module tables of Linux >= 6.4
+ * (struct module::mem[]), so it runs with --no_modules and we look them up
+ * ourselves.
+ */
+struct ks_modsym {
+	ulong start, end;
+	char name[64];
+	char mod[64];
+};
+
+static struct ks_modsym *modsyms;
+static long nr_modsyms = -1;
+
+static void add_modsym(ulong start, ulong size, const char *name,
+		       const char *mod)
+{
+	static long cap;
+
+	if (nr_modsyms >= cap) {
+		cap = cap ? cap * 2 : 256;
+		modsyms = realloc(modsyms, cap * sizeof(*modsyms));
+		if (!modsyms)
+			error(FATAL, "kmapstack: out of memory\n");
+	}
+	modsyms[nr_modsyms].start = start;
+	modsyms[nr_modsyms].end = start + size;
+	snprintf(modsyms[nr_modsyms].name, sizeof(modsyms[0].name), "%s", name);
+	snprintf(modsyms[nr_modsyms].mod, sizeof(modsyms[0].mod), "%s", mod);
+	nr_modsyms++;
+}
+
+static ulong rd_ptr(ulong addr);
+static void load_cpus(void);
+
+static void load_modsyms(void)
+{
+	long m_list, m_name, m_kallsyms, k_symtab, k_num, k_strtab;
+	ulong head, n;
+	long guard = 0;
+
+	if (nr_modsyms >= 0)
+		return;
+	nr_modsyms = 0;
+	m_list = MEMBER_OFFSET("module", "list");
+	m_name = MEMBER_OFFSET("module", "name");
+	m_kallsyms = MEMBER_OFFSET("module", "kallsyms");
+	k_symtab = MEMBER_OFFSET("mod_kallsyms", "symtab");
+	k_num = MEMBER_OFFSET("mod_kallsyms", "num_symtab");
+	k_strtab = MEMBER_OFFSET("mod_kallsyms", "strtab");
+	if (m_list < 0 || m_name < 0 || m_kallsyms < 0 || k_symtab < 0 ||
+	    k_num < 0 || k_strtab < 0 || !symbol_exists("modules"))
+		return;
+	head = symbol_value("modules");
+	for (n = rd_ptr(head); n && n != head && guard < 10000;
+	     n = rd_ptr(n), guard++) {
+		ulong mod = n - m_list, ks, symtab, strtab;
+		char mname[64] = "";
+		uint num = 0, i;
+
+		read_string(mod + m_name, mname, sizeof(mname) - 1);
+		ks = rd_ptr(mod + m_kallsyms);
+		if (!ks)
+			continue;
+		symtab = rd_ptr(ks + k_symtab);
+		strtab = rd_ptr(ks + k_strtab);
+		readmem(ks + k_num, KVADDR, &num, sizeof(num), "num_symtab",
+			RETURN_ON_ERROR | QUIET);
+		for (i = 0; i < num && i < 100000; i++) {
+			/* Elf64_Sym: name u32, info, other, shndx u16, value, size */
+			struct {
+				uint name;
+				unsigned char info, other;
+				unsigned short shndx;
+				ulong value, size;
+			} sym;
+			char sname[64] = "";
+
+			if (!readmem(symtab + i * sizeof(sym), KVADDR, &sym,
+				     sizeof(sym), "Elf64_Sym",
+				     RETURN_ON_ERROR | QUIET))
+				break;
+			if (!sym.value || !sym.size)
+				continue;
+			read_string(strtab + sym.name, sname,
+				    sizeof(sname) - 1);
+			add_modsym(sym.value, sym.size, sname, mname);
+		}
+	}
+}
+
 static void symbolize(ulong ip, char *out, size_t len)
 {
 	struct syment *sp;
-	struct load_module *lm = NULL;
 	ulong offset = 0;
+	long i;
 
-	sp = value_search(ip, &offset);
-	if (!sp) {
-		snprintf(out, len, "%lx", ip);
+	if (in_ksymbol_range(ip) && (sp = value_search(ip, &offset))) {
+		snprintf(out, len, "%s+0x%lx", sp->name, offset);
 		return;
 	}
-	if (module_symbol(ip, NULL, &lm, NULL, 0) && lm)
-		snprintf(out, len, "%s+0x%lx [%s]", sp->name, offset,
-			 lm->mod_name);
-	else
-		snprintf(out, len, "%s+0x%lx", sp->name, offset);
+	load_modsyms();
+	for (i = 0; i < nr_modsyms; i++) {
+		if (ip >= modsyms[i].start && ip < modsyms[i].end) {
+			snprintf(out, len, "%s+0x%lx [%s]", modsyms[i].name,
+				 ip - modsyms[i].start, modsyms[i].mod);
+			return;
+		}
+	}
+	snprintf(out, len, "%lx", ip);
 }
 
 /* Read the stack at @addr; returns its depth, or -1 if unreadable. */
@@ -198,12 +297,59 @@ static void print_stack_header(const char *buf, int depth)
 		fprintf(fp, " (corrupt: more than %ld)", ks.nr_entries);
 }
 
+/*
+ * CPUs from the kernel's own variables (nr_cpu_ids, __cpu_online_mask,
+ * __per_cpu_offset[]): crash's kt->cpus can be short when its task
+ * initialisation failed on a kernel newer than it knows.
+ */
+static int nr_cpus = -1;
+static ulong cpu_offset[NR_CPUS];
+static bool cpu_online[NR_CPUS];
+
+static void load_cpus(void)
+{
+	uint n = 0;
+	ulong mask[NR_CPUS / (8 * sizeof(ulong))] = { 0 };
+	bool have_mask;
+	int cpu;
+
+	if (nr_cpus >= 0)
+		return;
+	if (!symbol_exists("nr_cpu_ids") ||
+	    !symbol_exists("__per_cpu_offset") ||
+	    !readmem(symbol_value("nr_cpu_ids"), KVADDR, &n, sizeof(n),
+		     "nr_cpu_ids", RETURN_ON_ERROR | QUIET) ||
+	    n == 0 || n > NR_CPUS) {
+		nr_cpus = kt->cpus;
+		for (cpu = 0; cpu < nr_cpus; cpu++) {
+			cpu_offset[cpu] = kt->__per_cpu_offset[cpu];
+			cpu_online[cpu] = true;
+		}
+		return;
+	}
+	nr_cpus = (int)n;
+	have_mask = symbol_exists("__cpu_online_mask") &&
+		    readmem(symbol_value("__cpu_online_mask"), KVADDR, mask,
+			    (n + 8 * sizeof(ulong) - 1) / (8 * sizeof(ulong)) *
+				    sizeof(ulong),
+			    "__cpu_online_mask", RETURN_ON_ERROR | QUIET);
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		readmem(symbol_value("__per_cpu_offset") + cpu * sizeof(ulong),
+			KVADDR, &cpu_offset[cpu], sizeof(ulong),
+			"__per_cpu_offset", RETURN_ON_ERROR | QUIET);
+		cpu_online[cpu] = !have_mask ||
+				  (mask[cpu / (8 * sizeof(ulong))] >>
+				   (cpu % (8 * sizeof(ulong)))) &
+					  1;
+	}
+}
+
 static void show_cpu(int cpu, char *buf)
 {
 	int c;
 
 	for (c = 1; c < KS_CTX_NR; c++) {
-		ulong addr = ks.irq_stacks + kt->__per_cpu_offset[cpu] +
+		ulong addr = ks.irq_stacks + cpu_offset[cpu] +
 			     (c - 1) * ks.stack_size;
 		int depth = read_stack(addr, buf);
 
@@ -299,9 +445,9 @@ static void walk_tasks(char *buf, const struct ks_opts *o, struct ks_count *cnt)
 	/* The idle tasks of the other CPUs are on no list. */
 	if (!ks.runqueues || ks.rq_idle < 0)
 		return;
-	for (cpu = 0; cpu < kt->cpus; cpu++) {
-		ulong idle = rd_ptr(ks.runqueues + kt->__per_cpu_offset[cpu] +
-				    ks.rq_idle);
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		ulong idle =
+			rd_ptr(ks.runqueues + cpu_offset[cpu] + ks.rq_idle);
 
 		if (idle && idle != init)
 			show_task(idle, buf, o, cnt);
@@ -327,9 +473,6 @@ static void cmd_kmapstack(void)
 			break;
 		case 'c':
 			o.cpu = (int)stol(optarg, FAULT_ON_ERROR, NULL);
-			if (o.cpu < 0 || o.cpu >= kt->cpus)
-				error(FATAL, "kmapstack: no CPU %d (0-%d)\n",
-				      o.cpu, kt->cpus - 1);
 			o.tasks = false;
 			break;
 		default:
@@ -341,10 +484,14 @@ static void cmd_kmapstack(void)
 		cmd_usage(pc->curcmd, SYNOPSIS);
 
 	ks_init_layout();
+	load_cpus();
+	if (o.cpu >= nr_cpus || o.cpu < -1)
+		error(FATAL, "kmapstack: no CPU %d (0-%d)\n", o.cpu,
+		      nr_cpus - 1);
 	buf = GETBUF(ks.stack_size);
 	if (o.cpus) {
-		for (cpu = 0; cpu < kt->cpus; cpu++) {
-			if (o.cpu >= 0 && cpu != o.cpu)
+		for (cpu = 0; cpu < nr_cpus; cpu++) {
+			if ((o.cpu >= 0 && cpu != o.cpu) || !cpu_online[cpu])
 				continue;
 			show_cpu(cpu, buf);
 		}
