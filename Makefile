@@ -34,7 +34,7 @@ export KMAPSTACK_ALLOW_MISSING :=
 	check check-tools check-formats-x86_64 check-formats-i386 \
 	update-formats check-module-x86_64 check-module-i386 check-guest \
 	check-analyzer-x86_64 check-analyzer-i386 \
-	demo bench bench-kernel bench-tools cross-check clean
+	check-postmortem demo bench bench-kernel bench-tools cross-check clean
 
 all: tools
 
@@ -72,8 +72,12 @@ update-formats: kernel-x86_64 kernel-i386
 	bash scripts/check-formats.sh x86_64 --update
 	bash scripts/check-formats.sh i386 --update
 
+GUEST_TESTS ?=
 check-guest: kernel-x86_64 tools
-	bash scripts/test-guest.sh
+	bash scripts/test-guest.sh $(GUEST_TESTS)
+
+check-postmortem: kernel-x86_64 tools
+	bash scripts/test-guest.sh --only postmortem
 
 checkpatch:
 	bash scripts/checkpatch.sh

@@ -85,9 +85,10 @@ run module-x86_64 make -s check-module-x86_64
 run module-i386 make -s check-module-i386
 run analyzer-x86_64 make -s check-analyzer-x86_64
 run analyzer-i386 make -s check-analyzer-i386
-if [ -f scripts/test-guest.sh ]; then
-	run guest make -s check-guest
-fi
+# The post-mortem test (crash + drgn on a vmcore) is 'make check-postmortem',
+# not part of this gate yet: Debian's crash 8.0.2 crashes at random on 6.12
+# dumps (see docs/howto-postmortem.md), which would fail CI by chance.
+run guest make -s check-guest GUEST_TESTS="--only stress --only bpftrace"
 
 echo
 echo "================ make check summary ================"
