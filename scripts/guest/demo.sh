@@ -12,8 +12,9 @@ dd if=/dev/zero of=/tmp/f bs=64k count=64 2>/dev/null
 cat /tmp/f /tmp/f > /dev/null
 sort /proc/kallsyms > /tmp/s 2>/dev/null
 insmod /lib/kmapbug.ko bug=wrong_order
-rmmod kmapbug
 echo 0 > $T/tracing_on
 dmesg | sed -n '/cut here/,/end trace/p' | sed 's/^/demo-report| /'
+# read the trace while the module is loaded, so its call sites resolve
 sed 's/^/demo-trace| /' $T/trace
+rmmod kmapbug
 cat /sys/kernel/debug/kmap_stack/stats | sed 's/^/demo-stats| /'
