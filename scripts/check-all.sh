@@ -89,6 +89,7 @@ run analyzer-i386 make -s check-analyzer-i386
 # not part of this gate yet: Debian's crash 8.0.2 crashes at random on 6.12
 # dumps (see docs/howto-postmortem.md), which would fail CI by chance.
 run guest make -s check-guest GUEST_TESTS="--only stress --only bpftrace"
+run live bash scripts/test-live.sh
 
 echo
 echo "================ make check summary ================"
