@@ -1,56 +1,98 @@
 #!/bin/bash
-# bench.sh: the in-kernel benchmark of a kmap map+unmap pair ('make bench').
+# bench.sh: the in-kernel benchmark of a kmap map+unmap pair ('make bench-kernel').
 #
 # For each ARCH in $BENCH_ARCHES (default "x86_64 i386") and each kernel
 # variant in $BENCH_VARIANTS (default: plain lockdep kmap_local kmap_stack
-# kmap_stack_traces; kmap_local is skipped on x86_64, which has no HIGHMEM),
-# build the kernel tree (build/linux) with scripts/configs/bench/base.config +
-# VARIANT.config into build/bench/out-ARCH-VARIANT, boot it once under QEMU
-# and run tests/modules/kmapbench with the trace events off and on. Each
-# figure is the median of 7 runs, in ns per pair. Results: build/bench/
-# results.txt and the tables in docs/performance.md (between the markers).
-# QEMU runs TCG here, so the figures are emulated time: compare the rows,
-# not the absolute numbers.
+# kmap_stack_traces kmap_stack_notrace; kmap_local is skipped on x86_64,
+# which has no HIGHMEM), build the kernel tree (build/linux) with
+# scripts/configs/bench/base.config + VARIANT.config into
+# build/bench/out-ARCH-VARIANT, boot it once per clock mode under QEMU (one
+# CPU) and run tests/modules/kmapbench with the trace events off and on
+# (scripts/guest/bench.sh). Each figure is the median of 7 runs, per pair.
+#
+# Clock modes ($BENCH_MODES, default "icount wall"):
+#   icount  QEMU -icount shift=0: the guest clock advances 1 ns per guest
+#           instruction, so a figure is the number of instructions the pair
+#           executes -- exact and repeatable whatever else the host runs.
+#   wall    plain TCG: emulated time, host-load dependent; a cross-check.
+#
+# Results: build/bench/results.txt (one line per figure) and the tables in
+# docs/performance.md (between the bench markers), by bench-table.py.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 arches=${BENCH_ARCHES:-x86_64 i386}
-variants=${BENCH_VARIANTS:-plain lockdep kmap_local kmap_stack kmap_stack_traces}
+variants=${BENCH_VARIANTS:-plain lockdep kmap_local kmap_stack kmap_stack_traces kmap_stack_notrace}
+modes=${BENCH_MODES:-icount wall}
 dir=$KMS_BUILD/bench
 mkdir -p "$dir"
 [ -d "$KMS_TREE/.git" ] || "$KMS_SCRIPTS/kernel-tree.sh"
+for m in $modes; do
+	case "$m" in icount|wall) ;; *) die "bad mode '$m' in BENCH_MODES (icount, wall)" ;; esac
+done
+
+# build ARCH VARIANT: the kernel, its kmapbench.ko and initramfs
+build() {
+	local arch=$1 v=$2 out=$dir/out-$1-$2 mod=$dir/kmapbench-$1-$2 t0
+	local frag=("$KMS_SCRIPTS/configs/bench/base.config")
+	[ -f "$KMS_SCRIPTS/configs/bench/$v.config" ] || die "no variant '$v' (scripts/configs/bench/$v.config)"
+	t0=$(now)
+	mkdir -p "$out"
+	make -s -C "$KMS_TREE" O="$out" ARCH="$KMS_KARCH" allnoconfig >/dev/null
+	[ "$arch" = i386 ] && frag+=("$KMS_SCRIPTS/configs/i386.config")
+	[ "$arch" = x86_64 ] && frag+=("$KMS_SCRIPTS/configs/x86_64.config")
+	# i386.config turns DEBUG_KMAP_LOCAL on: all but kmap_local turn it off
+	if [ "$v" != kmap_local ]; then
+		printf '# CONFIG_DEBUG_KMAP_LOCAL is not set\n' > "$dir/nolocal.config"
+		frag+=("$dir/nolocal.config")
+	fi
+	frag+=("$KMS_SCRIPTS/configs/bench/$v.config")
+	(cd "$KMS_TREE" && scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" "${frag[@]}" >/dev/null)
+	make -s -C "$KMS_TREE" O="$out" ARCH="$KMS_KARCH" olddefconfig >/dev/null
+	# what the variant says must be what was built
+	local line
+	while read -r line; do
+		case "$line" in
+		CONFIG_*=y) grep -qx "$line" "$out/.config" || die "$arch/$v: $line did not stick" ;;
+		"# CONFIG_"*" is not set") ! grep -q "^${line#\# }" "$out/.config" ||
+			die "$arch/$v: ${line#\# } is set" ;;
+		esac
+	done < "$KMS_SCRIPTS/configs/bench/$v.config"
+	make -s -C "$KMS_TREE" O="$out" ARCH="$KMS_KARCH" CC="ccache gcc" -j"$(nproc)" bzImage modules_prepare
+	rm -rf "$mod" && mkdir -p "$mod"
+	cp "$KMS_REPO"/tests/modules/kmapbench/{kmapbench.c,Kbuild} "$mod/"
+	make -s -C "$out" ARCH="$KMS_KARCH" CC="ccache gcc" M="$mod" modules
+	KMAPSTACK_RUN="$KMS_SCRIPTS/guest/bench.sh" \
+		"$KMS_SCRIPTS/mkinitramfs.sh" "$dir/initramfs-$arch-$v.cpio" "$arch" \
+		"$mod/kmapbench.ko:/lib/kmapbench.ko" >/dev/null
+	info "built $arch/$v in $(($(now) - t0))s"
+}
+
+# run ARCH VARIANT MODE: one boot; its figures are appended to results.txt
+run() {
+	local arch=$1 v=$2 mode=$3 log=$dir/boot-$1-$2-$3.log qemu=() t0 n
+	[ "$mode" = icount ] && qemu=(-q -icount -q shift=0,sleep=off)
+	t0=$(now)
+	"$KMS_SCRIPTS/boot.sh" "$arch" -k "$dir/out-$arch-$v/arch/x86/boot/bzImage" \
+		-i "$dir/initramfs-$arch-$v.cpio" -l "$log" -t 3600 --smp 1 --accel tcg \
+		-a "loglevel=1" "${qemu[@]}" >/dev/null ||
+		die "$arch/$v ($mode): boot failed, see $log"
+	grep -q 'kmapbench: done' "$log" || die "$arch/$v ($mode): kmapbench did not finish, see $log"
+	n=$(tr -d '\r' < "$log" | grep -E '^kmapbench: api=' |
+		sed "s/^/arch=$arch variant=$v mode=$mode /" | tee -a "$results" | wc -l)
+	info "ran $arch/$v ($mode): $n figures in $(($(now) - t0))s"
+}
+
 results=$dir/results.txt
 : > "$results"
 for arch in $arches; do
 	check_arch "$arch"
 	for v in $variants; do
 		[ "$v" = kmap_local ] && [ "$arch" = x86_64 ] && continue
-		out=$dir/out-$arch-$v
-		mkdir -p "$out"
-		info "building $arch/$v"
-		make -s -C "$KMS_TREE" O="$out" ARCH="$KMS_KARCH" allnoconfig >/dev/null
-		frag=("$KMS_SCRIPTS/configs/bench/base.config" "$KMS_SCRIPTS/configs/bench/$v.config")
-		[ "$arch" = i386 ] && frag+=("$KMS_SCRIPTS/configs/i386.config")
-		[ "$arch" = x86_64 ] && frag+=("$KMS_SCRIPTS/configs/x86_64.config")
-		# i386.config turns DEBUG_KMAP_LOCAL on: the plain variants turn it off
-		case "$v" in plain|lockdep|kmap_stack|kmap_stack_traces)
-			printf '# CONFIG_DEBUG_KMAP_LOCAL is not set\n' > "$dir/nolocal.config"
-			frag+=("$dir/nolocal.config") ;;
-		esac
-		(cd "$KMS_TREE" && scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" "${frag[@]}" >/dev/null)
-		make -s -C "$KMS_TREE" O="$out" ARCH="$KMS_KARCH" olddefconfig >/dev/null
-		make -s -C "$KMS_TREE" O="$out" ARCH="$KMS_KARCH" CC="ccache gcc" -j"$(nproc)" bzImage modules_prepare
-		mod=$dir/kmapbench-$arch-$v
-		rm -rf "$mod" && mkdir -p "$mod"
-		cp "$KMS_REPO"/tests/modules/kmapbench/{kmapbench.c,Kbuild} "$mod/"
-		make -s -C "$out" ARCH="$KMS_KARCH" M="$mod" modules
-		initrd=$dir/initramfs-$arch-$v.cpio
-		KMAPSTACK_RUN="$KMS_SCRIPTS/guest/bench.sh" \
-			"$KMS_SCRIPTS/mkinitramfs.sh" "$initrd" "$arch" "$mod/kmapbench.ko:/lib/kmapbench.ko" >/dev/null
-		log=$dir/boot-$arch-$v.log
-		"$KMS_SCRIPTS/boot.sh" "$arch" -k "$out/arch/x86/boot/bzImage" -i "$initrd" -l "$log" -t 1800 \
-			-a "loglevel=1" >/dev/null
-		tr -d '\r' < "$log" | grep -E '^kmapbench: api=' | sed "s/^/arch=$arch variant=$v /" | tee -a "$results"
+		build "$arch" "$v"
+		for m in $modes; do
+			run "$arch" "$v" "$m"
+		done
 	done
 done
-info "results in $results"
+info "results in $results ($(wc -l < "$results") figures)"
 /usr/bin/python3 "$KMS_SCRIPTS/bench-table.py" "$results" "$KMS_REPO/docs/performance.md"
