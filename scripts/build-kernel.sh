@@ -1,11 +1,14 @@
 #!/bin/bash
-# build-kernel.sh ARCH            (ARCH: x86_64 | i386)
+# build-kernel.sh ARCH    (ARCH: x86_64 | i386 | arm | mips | powerpc | sparc | arc)
 #
 # Out-of-tree build of the kernel tree (default build/linux, made by
 # scripts/kernel-tree.sh if missing) into build/out-ARCH, with a lean config:
 #   make allnoconfig
 #   merge_config.sh -m  scripts/configs/common.config scripts/configs/ARCH.config
 #                       + the fragments in $KMAPSTACK_FRAGMENTS (space separated)
+# The cross architectures (32-bit, HIGHMEM; docs/architectures.md) use
+# scripts/configs/cross/{common,ARCH}.config, the Debian cross compiler
+# (installed with apt-get if missing) and build/cross/out-ARCH.
 #   make olddefconfig
 # then verifies that every CONFIG_X=... and '# CONFIG_X is not set' line of
 # the fragments really is in .config (a silent Kconfig drop fails the build),
@@ -13,7 +16,8 @@
 #
 # Environment:
 #   KMAPSTACK_TREE        kernel tree            (default build/linux)
-#   KMAPSTACK_OUT         build directory        (default build/out-ARCH)
+#   KMAPSTACK_OUT         build directory        (default build/out-ARCH,
+#                                                 build/cross/out-ARCH)
 #   KMAPSTACK_FRAGMENTS   extra config fragments (paths, space separated)
 #   KMAPSTACK_ALLOW_MISSING  symbols allowed to be missing from .config *only
 #                         if no Kconfig of the tree defines them* (default:
@@ -27,16 +31,17 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-case "${1:-}" in -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
-[ $# = 1 ] || die "usage: $KMS_PROG ARCH   (x86_64 or i386)"
-check_arch "$1"
-out=${KMAPSTACK_OUT:-$KMS_BUILD/out-$KMS_ARCH}
+case "${1:-}" in -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+[ $# = 1 ] || die "usage: $KMS_PROG ARCH   (x86_64, i386, $KMS_CROSS_ARCHES)"
+check_any_arch "$1"
+out=${KMAPSTACK_OUT:-$KMS_OUT}
 jobs=${KMAPSTACK_JOBS:-$(nproc)}
 allow_missing=${KMAPSTACK_ALLOW_MISSING-DEBUG_KMAP_STACK KMAP_STACK_KUNIT_TEST}
 read -r -a make_args <<< "${KMAPSTACK_MAKE_ARGS:-}"
 
 command -v ccache >/dev/null || die "ccache not found (scripts/install-deps.sh)"
 command -v gcc >/dev/null || die "gcc not found (scripts/install-deps.sh)"
+need_cross_tools
 if [ "$KMS_ARCH" = i386 ] && ! echo 'int x;' | gcc -m32 -c -x c - -o /dev/null 2>/dev/null; then
 	die "gcc -m32 does not work (install gcc-multilib: scripts/install-deps.sh)"
 fi
@@ -51,7 +56,7 @@ if [ -f "$KMS_TREE/.config" ] || [ -d "$KMS_TREE/include/config" ]; then
 	die "$KMS_TREE has an in-tree build (.config); O= builds need a clean source tree: run 'make -C $KMS_TREE mrproper'"
 fi
 
-frags=("$KMS_SCRIPTS/configs/common.config" "$KMS_SCRIPTS/configs/$KMS_ARCH.config")
+frags=("${KMS_FRAGS[@]}")
 read -r -a extra <<< "${KMAPSTACK_FRAGMENTS:-}"
 for f in "${extra[@]}"; do
 	[ -f "$f" ] || die "config fragment '$f' (KMAPSTACK_FRAGMENTS) not found"
@@ -77,13 +82,22 @@ sym_defined() {
 		grep -rqE --include='Kconfig*' "^[[:space:]]*(menu)?config[[:space:]]+$1\$" "$KMS_TREE"
 	fi
 }
-bad=0 tolerated=0
+# As merge_config.sh, a later fragment overrides an earlier one: the last
+# line of each symbol is the one that must hold.
+declare -A wanted=()
+order=()
 while IFS= read -r line; do
 	case "$line" in
-	CONFIG_*=*) sym=${line%%=*}; want=$line ;;
-	"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *}; want=$line ;;
+	CONFIG_*=*) sym=${line%%=*} ;;
+	"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *} ;;
 	*) continue ;;
 	esac
+	[ -n "${wanted[$sym]+x}" ] || order+=("$sym")
+	wanted[$sym]=$line
+done < <(cat "${frags[@]}")
+bad=0 tolerated=0
+for sym in "${order[@]}"; do
+	want=${wanted[$sym]}
 	if [[ $want == *"is not set" ]]; then
 		# absent or "is not set" both mean n
 		grep -qE "^$sym=" "$out/.config" || continue
@@ -100,16 +114,16 @@ while IFS= read -r line; do
 		printf '%s: config: wanted %-40s got %s\n' "$KMS_PROG" "'$want'" "$got" >&2
 		bad=$((bad + 1))
 	fi
-done < <(cat "${frags[@]}")
+done
 [ "$bad" = 0 ] || die "$bad fragment option(s) did not make it into $out/.config (unmet dependencies? see 'make O=$out ARCH=$KMS_KARCH menuconfig')"
 t1=$(now)
 info "config OK ($tolerated tolerated) in $((t1 - t0))s"
 [ "${KMAPSTACK_CONFIG_ONLY:-0}" = 0 ] || exit 0
 
-info "building $KMS_ARCH: make -j$jobs CC='ccache gcc'"
-kms_make "$KMS_TREE" "$out" "$KMS_KARCH" -j"$jobs" "${make_args[@]}" all ||
+info "building $KMS_ARCH: make -j$jobs CC='ccache ${KMS_CROSS}gcc' $KMS_TARGET"
+kms_make "$KMS_TREE" "$out" "$KMS_KARCH" -j"$jobs" "${make_args[@]}" "$KMS_TARGET" ||
 	die "build of $KMS_ARCH failed (tree $KMS_TREE, O=$out)"
 t2=$(now)
-img=$out/arch/x86/boot/bzImage
+img=$out/$KMS_IMAGE
 [ -f "$img" ] || die "build finished but $img is missing"
 info "built $img in $((t2 - t1))s (total $((t2 - t0))s)"

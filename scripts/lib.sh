@@ -24,14 +24,81 @@ die()  { printf '%s: error: %s\n' "$KMS_PROG" "$*" >&2; exit 1; }
 warn() { printf '%s: warning: %s\n' "$KMS_PROG" "$*" >&2; }
 info() { printf '%s: %s\n' "$KMS_PROG" "$*" >&2; }
 
-# check_arch ARCH: validate and set KMS_ARCH / KMS_KARCH (kernel ARCH=).
+# check_arch ARCH: validate and set KMS_ARCH / KMS_KARCH (kernel ARCH=),
+# for the scripts that only know the two x86 guests.
 check_arch() {
+	KMS_CROSS= KMS_CROSS_ARCH=0
 	case "${1:-}" in
 	x86_64) KMS_ARCH=x86_64; KMS_KARCH=x86_64 ;;
 	i386)   KMS_ARCH=i386;   KMS_KARCH=i386 ;;
 	"")     die "missing ARCH (x86_64 or i386)" ;;
 	*)      die "unsupported ARCH '$1' (x86_64 or i386)" ;;
 	esac
+	KMS_OUT=$KMS_BUILD/out-$KMS_ARCH
+	KMS_IMAGE=arch/x86/boot/bzImage KMS_TARGET=all
+	KMS_FRAGS=("$KMS_SCRIPTS/configs/common.config" "$KMS_SCRIPTS/configs/$KMS_ARCH.config")
+	KMS_QEMU=qemu-system-x86_64 KMS_QEMU_PKG=qemu-system-x86
+}
+
+# The HIGHMEM architectures built with a Debian cross compiler
+# (scripts/cross-check.sh; docs/architectures.md).  Bootable under QEMU:
+KMS_CROSS_ARCHES="arm mips powerpc sparc arc"
+KMS_BOOT_ARCHES="arm mips powerpc"
+
+# check_any_arch ARCH: check_arch, or one of $KMS_CROSS_ARCHES.  Also sets
+#   KMS_CROSS (CROSS_COMPILE prefix, empty for x86), KMS_CROSS_PKG (its
+#   Debian package), KMS_OUT (build dir), KMS_IMAGE (boot image, relative to
+#   KMS_OUT), KMS_TARGET (make target), KMS_FRAGS (config fragments),
+#   KMS_QEMU/KMS_QEMU_PKG (emulator, empty if not bootable), and for the
+#   boot: KMS_QEMU_MACHINE (array), KMS_CONSOLE, KMS_MEM, KMS_SMP.
+check_any_arch() {
+	case "${1:-}" in
+	x86_64|i386|"") check_arch "${1:-}"; return ;;
+	esac
+	KMS_ARCH=$1 KMS_KARCH=$1 KMS_CROSS_ARCH=1 KMS_TARGET=vmlinux KMS_IMAGE=vmlinux
+	KMS_QEMU= KMS_QEMU_PKG= KMS_CONSOLE= KMS_MEM= KMS_SMP=1 KMS_QEMU_MACHINE=()
+	case "$1" in
+	arm)	KMS_CROSS=arm-linux-gnueabihf- KMS_CROSS_PKG=gcc-arm-linux-gnueabihf
+		KMS_TARGET=zImage KMS_IMAGE=arch/arm/boot/zImage
+		KMS_QEMU=qemu-system-arm KMS_QEMU_PKG=qemu-system-arm
+		# highmem=off: RAM below 4 GiB only (no LPAE); 2G > 760M lowmem
+		KMS_QEMU_MACHINE=(-machine virt,highmem=off -cpu cortex-a15)
+		KMS_CONSOLE=ttyAMA0 KMS_MEM=2G KMS_SMP=2 ;;
+	mips)	KMS_CROSS=mips-linux-gnu- KMS_CROSS_PKG=gcc-mips-linux-gnu
+		KMS_QEMU=qemu-system-mips KMS_QEMU_PKG=qemu-system-mips
+		# Malta: lowmem is the first 256M, the rest is HighMem
+		KMS_QEMU_MACHINE=(-machine malta -cpu 24Kf)
+		KMS_CONSOLE=ttyS0 KMS_MEM=1G ;;
+	powerpc) KMS_CROSS=powerpc-linux-gnu- KMS_CROSS_PKG=gcc-powerpc-linux-gnu
+		KMS_QEMU=qemu-system-ppc KMS_QEMU_PKG=qemu-system-ppc
+		# lowmem is 768M (CONFIG_LOWMEM_SIZE), the rest is HighMem
+		KMS_QEMU_MACHINE=(-machine mac99 -cpu g4)
+		KMS_CONSOLE=ttyPZ0 KMS_MEM=1536M ;;
+	sparc)	KMS_CROSS=sparc64-linux-gnu- KMS_CROSS_PKG=gcc-sparc64-linux-gnu ;;
+	arc)	KMS_CROSS=arc-linux-gnu- KMS_CROSS_PKG=gcc-arc-linux-gnu ;;
+	*)	die "unsupported ARCH '$1' (x86_64, i386, $KMS_CROSS_ARCHES)" ;;
+	esac
+	KMS_OUT=$KMS_BUILD/cross/out-$KMS_ARCH
+	KMS_FRAGS=("$KMS_SCRIPTS/configs/cross/common.config" "$KMS_SCRIPTS/configs/cross/$KMS_ARCH.config")
+}
+
+# need_cross_tools [qemu]: install the cross compiler (and with 'qemu' the
+# emulator) of $KMS_ARCH with apt-get if missing.  Not in scripts/deps/: only
+# the cross targets need them, and make check should not download them.
+need_cross_tools() {
+	[ "$KMS_CROSS_ARCH" = 1 ] || return 0
+	local pkgs=()
+	command -v "${KMS_CROSS}gcc" >/dev/null || pkgs+=("$KMS_CROSS_PKG")
+	if [ -n "$KMS_QEMU" ] && [ "${1:-}" = qemu ]; then
+		command -v "$KMS_QEMU" >/dev/null || pkgs+=("$KMS_QEMU_PKG")
+	fi
+	[ ${#pkgs[@]} = 0 ] && return 0
+	[ "$(id -u)" = 0 ] || die "${pkgs[*]} missing (scripts/install-deps.sh as root)"
+	info "installing ${pkgs[*]} (apt-get)"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >&2 ||
+		{ apt-get update -qq >&2 &&
+		  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >&2; } ||
+		die "apt-get install ${pkgs[*]} failed"
 }
 
 # load_series: set the array KMS_PATCHES to the patch file names of
@@ -122,11 +189,14 @@ apply_patch() {
 
 # kms_make DIR OUT ARCH ARGS...: make for an out-of-tree build with ccache.
 # CCACHE_BASEDIR makes paths relative, so trees in different directories
-# (build/linux, build/bisect/linux) share cache entries.
+# (build/linux, build/bisect/linux) share cache entries.  With KMS_CROSS set
+# (check_any_arch), cross-compiles with CROSS_COMPILE.
 kms_make() {
 	local dir=$1 out=$2 karch=$3; shift 3
+	local cross=()
+	[ -z "${KMS_CROSS:-}" ] || cross=(CROSS_COMPILE="$KMS_CROSS")
 	CCACHE_BASEDIR=${CCACHE_BASEDIR:-$KMS_BUILD} \
-	make -C "$dir" O="$out" ARCH="$karch" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
+	make -C "$dir" O="$out" ARCH="$karch" "${cross[@]}" CC="ccache ${KMS_CROSS:-}gcc" HOSTCC="ccache gcc" "$@"
 }
 
 # time helpers
