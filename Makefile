@@ -2,6 +2,7 @@
 #
 #   make demo      the end-to-end demo: build, boot, report, trace, analyze
 #   make check     every test (installs what it needs; what CI runs)
+#   make check-all make check + check-cross + check-postmortem (not in CI)
 #
 # Kernel work (see docs/harness.md):
 #   make kernel-tree      build/linux = pristine 6.12 + kernel-patch/series (git am)
@@ -10,6 +11,9 @@
 #   make kunit-x86_64 kunit-i386    boot and run the KUnit suite kmap_stack
 #   make checkpatch       scripts/checkpatch.pl --strict on every patch
 #   make bisect-build     build the tree at every patch of the series
+#   make cross-check      build for arm, mips, powerpc, sparc32, arc (HIGHMEM)
+#   make check-cross      cross-check + KUnit booted on arm, mips, powerpc
+#                         (docs/architectures.md)
 # Tools:
 #   make tools            tools/kmapstack (the trace analyzer)
 #   make install PREFIX=/usr/local
@@ -34,7 +38,8 @@ export KMAPSTACK_ALLOW_MISSING :=
 	check check-tools check-formats-x86_64 check-formats-i386 \
 	update-formats check-module-x86_64 check-module-i386 check-guest \
 	check-analyzer-x86_64 check-analyzer-i386 \
-	check-postmortem demo bench bench-kernel bench-tools cross-check clean
+	check-postmortem demo bench bench-kernel bench-tools cross-check \
+	check-cross check-all clean
 
 all: tools
 
@@ -82,9 +87,13 @@ check-postmortem: kernel-x86_64 tools
 checkpatch:
 	bash scripts/checkpatch.sh
 
-# Every HIGHMEM architecture Debian has a cross compiler for (~10 min each)
+# Every HIGHMEM architecture Debian has a cross compiler for (~10 min each
+# cold); check-cross also boots arm, mips, powerpc and runs the KUnit suite
 cross-check:
 	bash scripts/cross-check.sh
+
+check-cross:
+	bash scripts/check-cross.sh
 
 bisect-build:
 	bash scripts/bisect-build.sh x86_64
@@ -101,6 +110,10 @@ install:
 # The whole suite, each step logged; a summary and "N passed, N failed".
 check:
 	bash scripts/check-all.sh
+
+# make check, then check-cross and check-postmortem, one summary
+check-all:
+	bash scripts/check-all.sh --all
 
 demo:
 	bash scripts/demo.sh

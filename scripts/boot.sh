@@ -1,45 +1,58 @@
 #!/bin/bash
-# boot.sh ARCH [options] [-- QEMU-ARGS...]        (ARCH: x86_64 | i386)
+# boot.sh ARCH [options] [-- QEMU-ARGS...]   (ARCH: x86_64 | i386 | arm | mips | powerpc)
 #
 # Boot build/out-ARCH/arch/x86/boot/bzImage with the test initramfs under
 # QEMU (-nographic -no-reboot, serial console on stdout and in a log file),
 # with a hard timeout.  The initramfs /init prints 'kmapstack-init: done' and
 # powers off; panic=-1 + -no-reboot make a panicking guest exit QEMU too.
+# arm, mips, powerpc (the cross builds in build/cross/out-ARCH, TCG only;
+# machines in scripts/lib.sh, docs/architectures.md) boot with no initramfs:
+# the built-in KUnit suites run, then kunit_shutdown=reboot ends the guest
+# ('reboot: Restarting system' is the end marker instead of /init's).
 #
 # Options:
-#   -k, --kernel FILE    kernel image      (default build/out-ARCH/arch/x86/boot/bzImage)
+#   -k, --kernel FILE    kernel image      (default build/out-ARCH/arch/x86/boot/bzImage,
+#                                           build/cross/out-ARCH/{zImage,vmlinux})
 #   -i, --initrd FILE    initramfs         (default build/initramfs-ARCH.cpio, made
-#                                           by mkinitramfs.sh if missing)
+#                                           by mkinitramfs.sh if missing; 'none' for
+#                                           none, the default on the cross arches)
 #   -a, --append ARGS    extra kernel command line (repeatable)
 #   -q, --qemu-arg ARG   one extra QEMU argument (repeatable; also: after --)
 #   -l, --log FILE       console log       (default build/boot-ARCH.log)
 #   -t, --timeout SECS   hard timeout      (default 600)
-#   -m, --memory SIZE    guest RAM         (default 3G for i386 = real highmem, 1G x86_64)
-#       --smp N          CPUs              (default 2)
+#   -m, --memory SIZE    guest RAM         (default 3G for i386 = real highmem, 1G x86_64,
+#                                           arm 2G, mips 1G, powerpc 1536M: all with HighMem)
+#       --smp N          CPUs              (default 2; 1 on mips and powerpc)
 #       --accel A        tcg | kvm | auto  (default auto: KVM only if a probe boot
 #                                           with KVM worked; result cached in build/)
 #       --interactive    keep stdin attached (e.g. with -a kmapstack.shell=1)
 #       --allow-panic    a kernel panic is not a failure (crash-dump work)
 # Environment: KMAPSTACK_CMDLINE, KMAPSTACK_QEMU_ARGS (word-split),
 #   KMAPSTACK_BOOT_TIMEOUT, KMAPSTACK_ACCEL, KMAPSTACK_QEMU (QEMU binary,
-#   default qemu-system-x86_64 for both arches).
+#   default qemu-system-x86_64 for both x86 arches, qemu-system-{arm,mips,ppc}).
 # Exit status: 0 ok, 1 harness error, 2 guest panicked, 3 guest did not finish
 #   (no 'kmapstack-init: done'), 4 the kmapstack.run script failed, 124 timeout.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; }
 case "${1:-}" in -h|--help) usage; exit 0 ;; esac
 [ $# -ge 1 ] || { usage >&2; exit 1; }
-check_arch "$1"; shift
+check_any_arch "$1"; shift
+[ -n "$KMS_QEMU" ] || die "$KMS_ARCH is build-only (no QEMU machine; see docs/architectures.md)"
 
-kernel=$KMS_BUILD/out-$KMS_ARCH/arch/x86/boot/bzImage
-initrd=$KMS_BUILD/initramfs-$KMS_ARCH.cpio
+kernel=$KMS_OUT/$KMS_IMAGE
 log=$KMS_BUILD/boot-$KMS_ARCH.log
 timeout_s=${KMAPSTACK_BOOT_TIMEOUT:-600}
 accel=${KMAPSTACK_ACCEL:-auto}
-smp=2 interactive=0 allow_panic=0
-if [ "$KMS_ARCH" = i386 ]; then mem=3G; else mem=1G; fi
+interactive=0 allow_panic=0
+if [ "$KMS_CROSS_ARCH" = 1 ]; then
+	initrd=none mem=$KMS_MEM smp=$KMS_SMP
+	[ "$accel" != auto ] || accel=tcg
+else
+	initrd=$KMS_BUILD/initramfs-$KMS_ARCH.cpio smp=2
+	if [ "$KMS_ARCH" = i386 ]; then mem=3G; else mem=1G; fi
+fi
 cmdline_extra=${KMAPSTACK_CMDLINE:-}
 read -r -a qemu_extra <<< "${KMAPSTACK_QEMU_ARGS:-}"
 need() { [ $# -ge 2 ] || die "option $1 needs an argument"; }
@@ -65,24 +78,46 @@ done
 [[ $timeout_s =~ ^[0-9]+$ ]] || die "bad timeout '$timeout_s'"
 # SeaBIOS' MP table lists one CPU per package: without ACPI the guest only
 # sees all CPUs if each one is its own socket.
-if [[ $smp =~ ^[0-9]+$ ]]; then smp_arg="$smp,sockets=$smp,cores=1,threads=1"; else smp_arg=$smp; fi
+if [[ $smp =~ ^[0-9]+$ ]] && [ "$KMS_CROSS_ARCH" = 0 ]; then
+	smp_arg="$smp,sockets=$smp,cores=1,threads=1"
+else
+	smp_arg=$smp
+fi
 
-qemu=${KMAPSTACK_QEMU:-qemu-system-x86_64}
-command -v "$qemu" >/dev/null || die "$qemu not found (apt-get install qemu-system-x86)"
+qemu=${KMAPSTACK_QEMU:-$KMS_QEMU}
+[ -n "${KMAPSTACK_QEMU:-}" ] || need_cross_tools qemu
+command -v "$qemu" >/dev/null || die "$qemu not found (apt-get install $KMS_QEMU_PKG)"
 [ -f "$kernel" ] || die "kernel $kernel not found (scripts/build-kernel.sh $KMS_ARCH)"
-if [ ! -f "$initrd" ]; then
+if [ "$initrd" != none ] && [ ! -f "$initrd" ]; then
 	"$KMS_SCRIPTS/mkinitramfs.sh" "$initrd" "$KMS_ARCH"
 fi
 mkdir -p "$(dirname "$log")"
 
-cmdline="console=ttyS0 panic=-1 $cmdline_extra"
+if [ "$KMS_CROSS_ARCH" = 1 ]; then
+	machine=("${KMS_QEMU_MACHINE[@]}")
+	cmdline="console=$KMS_CONSOLE panic=-1"
+else
+	machine=(-machine pc)
+	cmdline="console=ttyS0 panic=-1"
+fi
+initrd_arg=()
+if [ "$initrd" = none ]; then
+	# No user space: the KUnit suites run built in, then the kernel reboots
+	# (QEMU exits: -no-reboot) before it looks for a root file system.
+	cmdline="$cmdline kunit_shutdown=reboot"
+	done_marker='reboot: Restarting system'
+else
+	initrd_arg=(-initrd "$initrd")
+	done_marker='kmapstack-init: done'
+fi
+cmdline="$cmdline $cmdline_extra"
 
 # qemu_run ACCEL LOG TIMEOUT CMDLINE: run QEMU; returns its (or timeout's) status.
 qemu_run() {
 	local acc=$1 lg=$2 tmo=$3 cl=$4 rc=0
 	local cmd=("$qemu" -nographic -no-reboot -monitor none
-		-machine pc -accel "$acc" -m "$mem" -smp "$smp_arg"
-		-kernel "$kernel" -initrd "$initrd" -append "$cl"
+		"${machine[@]}" -accel "$acc" -m "$mem" -smp "$smp_arg"
+		-kernel "$kernel" "${initrd_arg[@]}" -append "$cl"
 		-chardev "stdio,id=con0,logfile=$lg"
 		-serial chardev:con0
 		"${qemu_extra[@]}")
@@ -99,7 +134,7 @@ qemu_run() {
 probe_kvm() {
 	local cache=$KMS_BUILD/kvm-probe-$KMS_ARCH key res
 	key="$($qemu --version | head -1) | host $(uname -r)"
-	if [ ! -w /dev/kvm ]; then echo tcg; return; fi
+	if [ ! -w /dev/kvm ] || [ "$KMS_CROSS_ARCH" = 1 ]; then echo tcg; return; fi
 	if [ -f "$cache" ] && [ "$(sed -n 2p "$cache")" = "$key" ]; then
 		sed -n 1p "$cache"; return
 	fi
@@ -135,8 +170,8 @@ if grep -q 'Kernel panic - not syncing' "$log"; then
 		tail_log; printf '%s: error: %s guest panicked (after %ss)\n' "$KMS_PROG" "$KMS_ARCH" "$dt" >&2; exit 2
 	fi
 	info "guest panicked (allowed)"
-elif ! grep -q 'kmapstack-init: done' "$log"; then
-	tail_log; printf '%s: error: %s guest did not finish (QEMU status %s, no "kmapstack-init: done")\n' "$KMS_PROG" "$KMS_ARCH" "$rc" >&2; exit 3
+elif ! grep -q "$done_marker" "$log"; then
+	tail_log; printf '%s: error: %s guest did not finish (QEMU status %s, no "%s")\n' "$KMS_PROG" "$KMS_ARCH" "$rc" "$done_marker" >&2; exit 3
 fi
 if [ "$rc" != 0 ]; then
 	warn "QEMU exited with status $rc"
@@ -146,6 +181,8 @@ if [ -n "$st" ] && [ "$st" != 0 ]; then
 	printf '%s: error: %s: the kmapstack.run script failed with status %s\n' "$KMS_PROG" "$KMS_ARCH" "$st" >&2; exit 4
 fi
 ncpu=$(grep -ao 'kmapstack-init: start: .*, [0-9]* cpu' "$log" | head -1 | sed 's/.*, \([0-9]*\) cpu/\1/' || true)
+# no /init: the kernel's own count ('smp: Brought up 1 node, 2 CPUs')
+[ -n "$ncpu" ] || ncpu=$(grep -ao 'smp: Brought up .*, [0-9]* CPUs\{0,1\}' "$log" | head -1 | sed 's/.*, \([0-9]*\) CPU.*/\1/' || true)
 if [[ $smp =~ ^[0-9]+$ ]] && [ -n "$ncpu" ] && [ "$ncpu" != "$smp" ]; then
 	warn "guest saw $ncpu CPU(s), $smp requested"
 fi

@@ -1,5 +1,7 @@
 #!/bin/bash
-# check-all.sh: what 'make check' (and CI) runs. Installs the dependencies,
+# check-all.sh [--all]: what 'make check' (and CI) runs; --all ('make
+# check-all') adds make check-cross and make check-postmortem.
+# Installs the dependencies,
 # then runs every test suite in turn, each logged to build/check/STEP.log,
 # and ends with a summary: every step's verdict and test counts, KUnit's
 # totals per architecture, and the closing line "N passed, N failed" (the
@@ -90,6 +92,11 @@ run analyzer-i386 make -s check-analyzer-i386
 # dumps (see docs/howto-postmortem.md), which would fail CI by chance.
 run guest make -s check-guest GUEST_TESTS="--only stress --only bpftrace"
 run live bash scripts/test-live.sh
+# make check-all: also the other architectures and the post-mortem test
+if [ "${1:-}" = --all ]; then
+	run cross make -s check-cross
+	run postmortem make -s check-postmortem
+fi
 
 echo
 echo "================ make check summary ================"
@@ -97,8 +104,12 @@ for s in "${steps[@]}"; do
 	printf '%-16s %-7s %4s passed %4s failed %5ss\n' "$s" "${verdict[$s]}" \
 		"${passed[$s]}" "${failed[$s]}" "${took[$s]}"
 done
-for a in x86_64 i386; do
-	grep -ahE '^\[[ 0-9.]+\] # Totals: ' "build/kunit-$a.log" 2>/dev/null | tail -n 1 |
+kunit_logs=(x86_64:build/kunit-x86_64.log i386:build/kunit-i386.log)
+[ "${1:-}" != --all ] || kunit_logs+=(arm:build/cross/kunit-arm.log mips:build/cross/kunit-mips.log
+	powerpc:build/cross/kunit-powerpc.log)
+for al in "${kunit_logs[@]}"; do
+	a=${al%%:*}
+	grep -ahE '^\[[ 0-9.]+\] # Totals: ' "${al#*:}" 2>/dev/null | tail -n 1 |
 		sed -E "s/^\[[ 0-9.]+\] # /KUnit $a TAP /" || true
 done
 echo "total time: $(( $(date +%s) - start ))s"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# run-kunit.sh ARCH [boot.sh options...]        (ARCH: x86_64 | i386)
+# run-kunit.sh ARCH [boot.sh options...]   (ARCH: x86_64 | i386 | arm | mips | powerpc)
 #
 # Build the kernel (scripts/build-kernel.sh; incremental, ccache), make the
 # initramfs, boot it (scripts/boot.sh), then parse the console log with the
@@ -9,7 +9,10 @@
 # $KMAPSTACK_SUITE ran with at least one passing case, and every suite
 # announced in the log has its result line.  Skipped cases are allowed
 # (KUnit's example suite skips on purpose) and listed; set
-# KMAPSTACK_FAIL_ON_SKIP=1 to fail on them.
+# KMAPSTACK_FAIL_ON_SKIP=1 to fail on them.  On a HIGHMEM kernel the boot
+# log must also show a non-empty HighMem zone and 'NNNK highmem' > 0 in the
+# 'Memory:' line (real highmem pages for the suite's GFP_HIGHUSER pages).
+# arm, mips, powerpc: the cross builds, booted with no initramfs (boot.sh).
 #
 # Environment:
 #   KMAPSTACK_SUITE      suite that must run (default kmap_stack).  'example'
@@ -17,18 +20,27 @@
 #   KMAPSTACK_NO_BUILD=1 boot the existing build/out-ARCH kernel as is
 #   KMAPSTACK_KUNIT_FILTER  kunit.filter_glob= for the guest (e.g. 'kmap_stack.*')
 #   KMAPSTACK_FAIL_ON_SKIP=1, KMAPSTACK_FAIL_ON_WARN=1 (any 'WARNING:' in the log)
+#   KMAPSTACK_EXPECT_PASS=N  the suite must have exactly N passing cases
+#   KMAPSTACK_EXPECT_HIGHMEM=0  skip the HighMem check (e.g. with -m 512M)
 #   plus everything build-kernel.sh and boot.sh read.
-# Outputs: build/kunit-ARCH.log (console), build/kunit-ARCH.json (kunit.py --json)
+# Outputs: build/kunit-ARCH.log (console), build/kunit-ARCH.json (kunit.py --json);
+#   build/cross/kunit-ARCH.* for the cross arches
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-case "${1:-}" in -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 [ $# -ge 1 ] || die "usage: $KMS_PROG ARCH [boot.sh options]"
-check_arch "$1"; shift
+check_any_arch "$1"; shift
 suite=${KMAPSTACK_SUITE:-kmap_stack}
-log=$KMS_BUILD/kunit-$KMS_ARCH.log
-json=$KMS_BUILD/kunit-$KMS_ARCH.json
+logdir=$KMS_BUILD
+[ "$KMS_CROSS_ARCH" = 0 ] || logdir=$KMS_BUILD/cross
+mkdir -p "$logdir"
+log=$logdir/kunit-$KMS_ARCH.log
+json=$logdir/kunit-$KMS_ARCH.json
+blog=$logdir/build-$KMS_ARCH.log
 initrd=$KMS_BUILD/initramfs-$KMS_ARCH.cpio
+[ "$KMS_CROSS_ARCH" = 0 ] || initrd=none
+out=${KMAPSTACK_OUT:-$KMS_OUT}
 command -v python3 >/dev/null || die "python3 not found (scripts/install-deps.sh)"
 
 if [ "$suite" = example ]; then
@@ -36,16 +48,17 @@ if [ "$suite" = example ]; then
 fi
 t0=$(now)
 if [ "${KMAPSTACK_NO_BUILD:-0}" = 0 ]; then
-	"$KMS_SCRIPTS/build-kernel.sh" "$KMS_ARCH" > "$KMS_BUILD/build-$KMS_ARCH.log" 2>&1 || {
-		tail -n 40 "$KMS_BUILD/build-$KMS_ARCH.log" >&2
-		die "kernel build failed (full log: $KMS_BUILD/build-$KMS_ARCH.log)"
+	"$KMS_SCRIPTS/build-kernel.sh" "$KMS_ARCH" > "$blog" 2>&1 || {
+		tail -n 40 "$blog" >&2
+		die "kernel build failed (full log: $blog)"
 	}
-	grep '^build-kernel.sh:' "$KMS_BUILD/build-$KMS_ARCH.log" >&2 || true
+	grep '^build-kernel.sh:' "$blog" >&2 || true
 fi
 t1=$(now)
-"$KMS_SCRIPTS/mkinitramfs.sh" "$initrd" "$KMS_ARCH"
+[ "$initrd" = none ] || "$KMS_SCRIPTS/mkinitramfs.sh" "$initrd" "$KMS_ARCH"
 
 boot_args=(-i "$initrd" -l "$log")
+[ -z "${KMAPSTACK_OUT:-}" ] || boot_args+=(-k "$out/$KMS_IMAGE")
 [ -z "${KMAPSTACK_KUNIT_FILTER:-}" ] || boot_args+=(-a "kunit.filter_glob=$KMAPSTACK_KUNIT_FILTER")
 rm -f "$log" "$json"
 brc=0
@@ -75,9 +88,10 @@ fi
 
 # Independent check of the JSON: the target suite ran and passed, nothing failed.
 if [ -f "$json" ]; then
-	python3 - "$json" "$suite" "$log" "${KMAPSTACK_FAIL_ON_SKIP:-0}" <<'PY' || fail=1
+	python3 - "$json" "$suite" "$log" "${KMAPSTACK_FAIL_ON_SKIP:-0}" "${KMAPSTACK_EXPECT_PASS:-}" <<'PY' || fail=1
 import json, re, sys
 path, want, logf, fail_on_skip = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+expect_pass = int(sys.argv[5]) if sys.argv[5] else None
 root = json.load(open(path))
 counts = {"PASS": 0, "FAIL": 0, "SKIP": 0, "ERROR": 0}
 bad, skipped, suites = [], [], {}
@@ -116,6 +130,8 @@ if want not in suites:
     print(f"run-kunit: error: suite '{want}' did not run (suites: {', '.join(sorted(suites)) or 'none'})"); ok = False
 elif suites[want]["PASS"] == 0:
     print(f"run-kunit: error: suite '{want}' has no passing case"); ok = False
+elif expect_pass is not None and suites[want]["PASS"] != expect_pass:
+    print(f"run-kunit: error: suite '{want}' has {suites[want]['PASS']} passing cases, {expect_pass} expected"); ok = False
 if skipped and fail_on_skip:
     print("run-kunit: error: skipped cases and KMAPSTACK_FAIL_ON_SKIP=1"); ok = False
 # Every suite KUnit announced ("# Subtest: X" at top level) must have its result.
@@ -130,6 +146,28 @@ PY
 else
 	printf '%s: error: kunit.py produced no JSON (no KTAP in %s?)\n' "$KMS_PROG" "$log" >&2
 	fail=1
+fi
+
+# KUnit's own TAP totals line, as a user reads it
+tap=$(grep -aE '^\[[ 0-9.]+\] # Totals: ' "$log" | tail -n 1 | sed -E 's/^\[[ 0-9.]+\] # //' || true)
+if [ -n "$tap" ]; then
+	info "KUnit TAP $KMS_ARCH: $tap"
+	[[ $tap == *" fail:0 "* ]] || { printf '%s: error: TAP totals show failures\n' "$KMS_PROG" >&2; fail=1; }
+fi
+
+# Real highmem: the zone is not empty and the page allocator counted it
+if grep -q '^CONFIG_HIGHMEM=y' "$out/.config" 2>/dev/null && [ "${KMAPSTACK_EXPECT_HIGHMEM:-1}" = 1 ]; then
+	zone=$(tr -d '\r' < "$log" | grep -aE '^\[[ 0-9.]+\] +HighMem +\[mem ' | head -n 1 || true)
+	meml=$(tr -d '\r' < "$log" | grep -aE '\] Memory: .*K highmem\)' | head -n 1 || true)
+	hk=$(sed -nE 's/.* ([0-9]+)K highmem\).*/\1/p' <<<"$meml")
+	if [ -n "$zone" ] && [ -n "$hk" ] && [ "$hk" -gt 0 ]; then
+		info "highmem on $KMS_ARCH: $((hk / 1024)) MiB; boot log:"
+		printf '  %s\n' "$zone" "$meml" >&2
+	else
+		printf '%s: error: HIGHMEM kernel but no highmem in the boot log (zone: %s; Memory: %s)\n' \
+			"$KMS_PROG" "${zone:-none}" "${meml:-none}" >&2
+		fail=1
+	fi
 fi
 
 warns=$(grep -ac 'WARNING: CPU' "$log" || true)
