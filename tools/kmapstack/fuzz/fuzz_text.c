@@ -3,30 +3,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "findings.h"
-#include "input.h"
-#include "replay.h"
-#include "sites.h"
-#include "stats.h"
+#include "fuzz_replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct input_info info = { 0 };
-	struct findings f;
-	struct stats st;
-	struct replay *r;
-	char err[256];
+	struct fuzz_replay fr;
 
-	stats_init(&st, 10, 0);
-	findings_init(&f, 100);
-	r = replay_new(&st, &f, 0);
-	input_text_buffer((const char *)data, size, r, &info, err, sizeof(err));
-	replay_finish(r);
-	replay_free(r);
-	findings_free(&f);
-	stats_free(&st);
-	sites_reset();
+	fuzz_replay_begin(&fr);
+	input_text_buffer((const char *)data, size, fr.r, &fr.info, fr.err,
+			  sizeof(fr.err));
+	replay_finish(fr.r);
+	fuzz_replay_end(&fr);
 	return 0;
 }

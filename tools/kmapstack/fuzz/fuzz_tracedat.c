@@ -10,11 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "findings.h"
-#include "input.h"
-#include "replay.h"
-#include "sites.h"
-#include "stats.h"
+#include "fuzz_replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -27,11 +23,7 @@ static void cleanup(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct input_info info = { 0 };
-	struct findings f;
-	struct stats st;
-	struct replay *r;
-	char err[256];
+	struct fuzz_replay fr;
 	FILE *fp;
 
 	if (!path[0]) {
@@ -44,15 +36,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	fwrite(data, 1, size, fp);
 	fclose(fp);
-	stats_init(&st, 10, 0);
-	findings_init(&f, 100);
-	r = replay_new(&st, &f, 0);
-	if (input_detect(path, err, sizeof(err)) == INPUT_TRACEDAT &&
-	    input_tracedat(path, r, &info, err, sizeof(err)) == 0)
-		replay_finish(r);
-	replay_free(r);
-	findings_free(&f);
-	stats_free(&st);
-	sites_reset();
+	fuzz_replay_begin(&fr);
+	if (input_detect(path, fr.err, sizeof(fr.err)) == INPUT_TRACEDAT &&
+	    input_tracedat(path, fr.r, &fr.info, fr.err, sizeof(fr.err)) == 0)
+		replay_finish(fr.r);
+	fuzz_replay_end(&fr);
 	return 0;
 }

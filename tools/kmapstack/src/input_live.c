@@ -14,6 +14,7 @@
 
 #include "decode.h"
 #include "input.h"
+#include "input_record.h"
 
 #define INSTANCE "kmapstack"
 
@@ -38,20 +39,9 @@ static int on_record(struct tep_event *event, struct tep_record *rec, int cpu,
 		     void *data)
 {
 	struct live_ctx *c = data;
-	struct kms_event ev;
-	int ret;
 
 	(void)event;
-	if (rec->missed_events)
-		replay_lost(c->r, cpu, rec->ts,
-			    rec->missed_events > 0 ? rec->missed_events : -1);
-	ret = decoder_decode(&c->dec, rec, &ev);
-	if (ret > 0) {
-		c->info->records++;
-		replay_event(c->r, &ev);
-	} else if (ret < 0) {
-		c->info->bad_records++;
-	}
+	input_record(&c->dec, c->r, c->info, rec, cpu);
 	return live_stop;
 }
 

@@ -12,6 +12,7 @@
 
 #include "decode.h"
 #include "input.h"
+#include "input_record.h"
 #include "progress.h"
 
 #define MAX_PROGRESS_CPUS 1024
@@ -30,20 +31,9 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 		     int cpu, void *data)
 {
 	struct dat_ctx *c = data;
-	struct kms_event ev;
-	int ret;
 
 	(void)handle;
-	if (rec->missed_events)
-		replay_lost(c->r, cpu, rec->ts,
-			    rec->missed_events > 0 ? rec->missed_events : -1);
-	ret = decoder_decode(&c->dec, rec, &ev);
-	if (ret > 0) {
-		c->info->records++;
-		replay_event(c->r, &ev);
-	} else if (ret < 0) {
-		c->info->bad_records++;
-	}
+	input_record(&c->dec, c->r, c->info, rec, cpu);
 	if (cpu >= 0 && cpu < MAX_PROGRESS_CPUS) {
 		if (!c->first[cpu] || rec->offset < c->first[cpu])
 			c->first[cpu] = rec->offset;

@@ -148,10 +148,22 @@ static int flags_of(struct span s, int *flags)
 	return 1;
 }
 
+/* The digits at p (before end) as a count; -1 if there are none */
+static long long parse_count(const char *p, const char *end)
+{
+	struct span s = { .p = p };
+	unsigned long long n;
+
+	while (p < end && isdigit((unsigned char)*p))
+		p++;
+	s.n = (size_t)(p - s.p);
+	return parse_ull(s, &n) ? (long long)n : -1;
+}
+
 /* CPU:N [LOST M EVENTS], CPU:N [M EVENTS DROPPED], CPU:N [EVENTS DROPPED] */
 static int parse_lost(const char *p, const char *end, struct text_line *out)
 {
-	unsigned long long cpu, n;
+	unsigned long long cpu;
 	const char *q = p + 4, *b, *e;
 	struct span s;
 
@@ -168,23 +180,11 @@ static int parse_lost(const char *p, const char *end, struct text_line *out)
 	out->lost_cpu = (int)cpu;
 	out->lost = -1;
 	if (find(b, e, "LOST ")) {
-		s.p = find(b, e, "LOST ") + 5;
-		q = s.p;
-		while (q < e && isdigit((unsigned char)*q))
-			q++;
-		s.n = (size_t)(q - s.p);
-		if (parse_ull(s, &n))
-			out->lost = (long long)n;
+		out->lost = parse_count(find(b, e, "LOST ") + 5, e);
 		return TL_LOST;
 	}
 	if (find(b, e, "EVENTS DROPPED")) {
-		s.p = b + 1;
-		q = s.p;
-		while (q < e && isdigit((unsigned char)*q))
-			q++;
-		s.n = (size_t)(q - s.p);
-		if (parse_ull(s, &n))
-			out->lost = (long long)n;
+		out->lost = parse_count(b + 1, e);
 		return TL_LOST;
 	}
 	return TL_OTHER;
