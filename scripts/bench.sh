@@ -57,7 +57,7 @@ build() {
 			die "$arch/$v: ${line#\# } is set" ;;
 		esac
 	done < "$KMS_SCRIPTS/configs/bench/$v.config"
-	make -s -C "$KMS_TREE" O="$out" ARCH="$KMS_KARCH" CC="ccache gcc" -j"$(nproc)" bzImage modules_prepare
+	make -s -C "$KMS_TREE" O="$out" ARCH="$KMS_KARCH" CC="ccache gcc" -j"$(nproc)" bzImage modules
 	rm -rf "$mod" && mkdir -p "$mod"
 	cp "$KMS_REPO"/tests/modules/kmapbench/{kmapbench.c,Kbuild} "$mod/"
 	make -s -C "$out" ARCH="$KMS_KARCH" CC="ccache gcc" M="$mod" modules
