@@ -53,6 +53,8 @@ int sites_intern(const char *name, size_t len)
 {
 	size_t j;
 
+	/* a name ends at a NUL byte (text input may carry one) */
+	len = strnlen(name, len);
 	if (!nr_slots || (size_t)(nr_names + 1) * 2 > nr_slots)
 		rehash();
 	j = hash_str(name, len) & (nr_slots - 1);

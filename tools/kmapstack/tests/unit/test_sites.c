@@ -29,6 +29,10 @@ void test_sites(void)
 	CHECK(sites_intern("foo+0x10", 8) == a);
 	CHECK(!strcmp(sites_name(4001), "f3999+0xf9f"));
 	CHECK(sites_count() == 5002);
+	/* a NUL inside the span ends the name (found by fuzz_text) */
+	CHECK(sites_intern("foo+0x10\0zz", 11) == a);
+	CHECK(sites_intern("ba\0r", 4) == sites_intern("ba", 2));
+	CHECK(sites_count() == 5003);
 	CHECK(!strcmp(kms_kind_name(KMS_CROSS_CONTEXT), "cross_context"));
 	CHECK(kms_kind_from_name("leak_exit") == KMS_LEAK_EXIT);
 	CHECK(kms_leak_kind_ctx(KMS_LEAK_TIMER) == KMS_CTX_SOFTIRQ);
