@@ -64,6 +64,7 @@ else
 	git clone -q --no-checkout "$KMS_PRISTINE" "$dir"
 	git -C "$dir" checkout -q -B kmapstack base
 	git -C "$dir" config core.autocrlf false
+	git -C "$dir" config gc.auto 0
 	: > "$dir/.git/kmapstack-tree"
 fi
 

@@ -152,7 +152,10 @@ ensure_pristine() {
 		GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
 			git "${KMS_GIT_ID[@]}" commit -q --no-verify -m "base: $(basename "$KMS_TARBALL")"
 		git tag base
-		git gc -q --auto
+		# No gc: 'git gc --auto' would repack in the background (the
+		# ~80k loose objects are over its limit) while kernel-tree.sh
+		# clones, and the clone fails on objects that vanish under it.
+		git config gc.auto 0
 	) || die "creating the pristine git repo failed"
 	printf '%s\n' "$want" > "$top/.git/kmapstack-tarball"
 	rm -rf "$KMS_PRISTINE"
