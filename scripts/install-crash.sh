@@ -1,0 +1,123 @@
+#!/bin/bash
+# install-crash.sh [--print]
+#
+# Makes sure there is a crash(8) that reads Linux 6.12 x86_64 dumps: crash
+# 8.0.6 built from Debian trixie's source, with the patches in
+# tools/crash/patches/, in $KMAPSTACK_CRASH_PREFIX (default
+# /opt/kmapstack/crash-8.0.6: PREFIX/bin/crash, and PREFIX/include/crash/
+# defs.h for the extension build).  --print: print PREFIX on stdout (the
+# build's messages go to stderr).  Once per machine ('make crash'; make
+# check starts it in the background): ~6 min on 2 idle cores (12 CPU-min).
+#
+# Why not Debian's crash:
+#  - bookworm's 8.0.2 predates Linux 6.2's struct pcpu_hot: it finds
+#    neither cpu_number nor hardirq_stack_ptr, so x86_64_per_cpu_init()
+#    gives up with an IRQ stack size of 0; x86_64_init() then mallocs a
+#    0-byte irqstack buffer and reads each CPU's NMI exception stack (4 KiB)
+#    into it.  That heap overflow (valgrind: "0 bytes after a block of size
+#    0 alloc'd ... x86_64_init") made the post-mortem test fail "at random":
+#    depending on the heap layout the overwritten neighbour was harmless,
+#    gdb's symbol tables ("<segmentation violation in gdb>") or malloc's
+#    metadata ("malloc(): corrupted").  It also cannot read the 6.4+ module
+#    layout (struct module::mem[]).  Later releases (8.0.3 on) know both.
+#  - trixie's 8.0.6 fails every time on a kernel without CONFIG_X86_MCE (the
+#    guest's lean config): the MCE IST stack has no IDT entry, so no name and
+#    size 0, and crash's start-up stack search reads 0 bytes from it, fatally
+#    ("read of stack at fffffe0000014000 failed").  Fixed by
+#    tools/crash/patches/crash-8.0.6-x86_64-unknown-exception-stacks.patch.
+#
+# The source: crash_8.0.6.orig.tar.gz (it carries the gdb 10.2 crash embeds),
+# fetched with apt-get source from a private apt configuration (trixie's
+# Sources index only; the machine's apt sources stay as they are) and
+# checked against its SHA-256.  Built with -O2 and no debug info, without
+# gdbserver, libctf and NLS (only what crash needs), make -j$(nproc).
+# Needs gcc, g++, make, bison, flex, makeinfo (texinfo), patch,
+# libncurses-dev, zlib1g-dev: scripts/deps/guest.txt ('make deps').
+# A stamp (PREFIX/kmapstack-build) records the tarball and patches: if they
+# change, crash is rebuilt.  Concurrent runs wait for each other (flock).
+# Environment: KMAPSTACK_CRASH_PREFIX, KMAPSTACK_JOBS (default nproc).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+case "${1:-}" in -h|--help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+print=0
+[ "${1:-}" = --print ] && print=1
+
+ver=8.0.6
+sha256=097c6c94ded7e24db4af58de24744bd28276d6f5bae0828bc6b6a02664c4282a
+prefix=${KMAPSTACK_CRASH_PREFIX:-/opt/kmapstack/crash-$ver}
+jobs=${KMAPSTACK_JOBS:-$(nproc)}
+patches=("$KMS_REPO/tools/crash/patches/crash-$ver-"*.patch)
+[ -e "${patches[0]}" ] || patches=()
+gdb_conf="CFLAGS=-O2 CXXFLAGS=-O2 --disable-gdbserver --disable-libctf --disable-nls"
+stamp_want=$( { echo "crash $ver $sha256 $gdb_conf"; cat "${patches[@]}" /dev/null; } | sha256sum | cut -d' ' -f1)
+
+installed() {
+	[ -x "$prefix/bin/crash" ] && [ -f "$prefix/include/crash/defs.h" ] &&
+		[ "$(cat "$prefix/kmapstack-build" 2>/dev/null)" = "$stamp_want" ]
+}
+done_() { [ "$print" = 0 ] || echo "$prefix"; exit 0; }
+
+installed && done_
+
+work=$KMS_BUILD/crash-$ver
+mkdir -p "$work"
+exec 9> "$work/.lock"
+if ! flock -n 9; then
+	info "another install-crash.sh is building crash $ver: waiting for it"
+	flock 9
+fi
+installed && done_	# built meanwhile
+
+for t in gcc g++ make bison flex makeinfo patch tar sha256sum; do
+	command -v "$t" >/dev/null || die "$t not found (make deps: scripts/deps/guest.txt)"
+done
+[ -f /usr/include/ncurses.h ] || die "libncurses-dev not installed (make deps)"
+[ -f /usr/include/zlib.h ] || die "zlib1g-dev not installed (make deps)"
+if ! mkdir -p "$prefix" 2>/dev/null || [ ! -w "$prefix" ]; then
+	die "cannot write $prefix (run as root, or set KMAPSTACK_CRASH_PREFIX)"
+fi
+
+t0=$(now)
+tarball=$work/crash_$ver.orig.tar.gz
+if ! echo "$sha256  $tarball" | sha256sum -c --status 2>/dev/null; then
+	rm -f "$tarball"
+	apt=$work/apt
+	mkdir -p "$apt/lists/partial" "$apt/cache"
+	echo "deb-src http://deb.debian.org/debian trixie main" > "$apt/sources.list"
+	aptopts=(-o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache")
+	# root: no _apt sandbox user for downloads into $work (it cannot write there)
+	[ "$(id -u)" != 0 ] || aptopts+=(-o APT::Sandbox::User=root)
+	info "fetching Debian trixie's crash $ver source (apt-get source)"
+	apt-get "${aptopts[@]}" -qq update || die "apt-get update (trixie sources) failed"
+	# Only the upstream tarball is needed (the .dsc and the Debian diff
+	# may fail to download: the checksum below decides).
+	(cd "$work" && apt-get "${aptopts[@]}" -qq source --download-only "crash=$ver-1") > "$work/apt-source.log" 2>&1 || true
+	[ -s "$tarball" ] || { cat "$work/apt-source.log" >&2; die "apt-get source crash=$ver-1 did not fetch $(basename "$tarball")"; }
+	echo "$sha256  $tarball" | sha256sum -c --status ||
+		die "$tarball: SHA-256 mismatch (want $sha256)"
+fi
+
+src=$work/crash-$ver
+log=$work/build.log
+info "building crash $ver (with its gdb 10.2) in $src, make -j$jobs; log $log"
+rm -rf "$src"
+tar -C "$work" --no-same-owner -xzf "$tarball"
+for p in "${patches[@]}"; do
+	patch -d "$src" -p1 --quiet < "$p" || die "patch $p failed"
+done
+# crash's Makefile configures and builds the embedded gdb itself;
+# GDB_CONF_FLAGS reaches gdb's configure (VAR=VALUE arguments included).
+if ! make -C "$src" -j"$jobs" target=X86_64 GDB_CONF_FLAGS="$gdb_conf" > "$log" 2>&1; then
+	tail -n 40 "$log" >&2
+	die "building crash $ver failed (see $log)"
+fi
+[ -x "$src/crash" ] || die "$src/crash missing after the build"
+mkdir -p "$prefix/bin" "$prefix/include/crash"
+install -m 0755 "$src/crash" "$prefix/bin/crash"
+install -m 0644 "$src/defs.h" "$prefix/include/crash/defs.h"
+"$prefix/bin/crash" --version | grep -q "^crash $ver\$" || die "$prefix/bin/crash is not crash $ver"
+echo "$stamp_want" > "$prefix/kmapstack-build"
+info "crash $ver installed in $prefix in $(( $(now) - t0 ))s"
+rm -rf "$src"
+done_
