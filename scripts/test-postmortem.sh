@@ -3,14 +3,17 @@
 # Boots the guest with a QMP socket, loads kmapbug bug=hold (kthread
 # kmapbug_holder holds 3 nested kmap_local mappings), dumps the guest with
 # QMP dump-guest-memory -p (scripts/guest/qmp-dump.py), then runs
-#   tools/crash/crash-kmapstack.sh (crash -s --no_modules + 'extend
+#   tools/crash/crash-kmapstack.sh (crash 8.0.6 -s + 'extend
 #                                   tools/crash/kmapstack.so; kmapstack ...')
 #   drgn -q -c vmcore -s vmlinux tools/drgn/kmapstack.py ...
 # and checks that both list kmapbug_holder at depth 3 with the call sites
-# kmapbug_map_first, _second, _third in that order, every CPU's interrupt
-# stacks, and that -p PID / -c CPU select.
+# kmapbug_map_first, _second, _third in that order (named with [kmapbug]),
+# every CPU's interrupt stacks, that -p PID / -c CPU select, that the two
+# print the same block, and that the extension's own module symbols (crash
+# --no_modules) give the same one as crash's module tables.
+# crash 8.0.6 is scripts/install-crash.sh's (built first if missing).
 # Ends with "N passed, N failed"; exit 1 on any failure.
-# Environment: KMAPSTACK_OUT (guest kernel build).
+# Environment: KMAPSTACK_OUT (guest kernel build), KMAPSTACK_CRASH_PREFIX.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$KMS_SCRIPTS/guest/lib-guest.sh"
@@ -20,9 +23,10 @@ rm -rf "$out"; mkdir -p "$out"
 t0=$(now)
 guest_kernel_check
 ensure_kmapbug
-command -v crash >/dev/null || die "crash not found (apt-get install crash; scripts/deps/guest.txt)"
 [ -x /usr/bin/drgn ] || die "drgn not found (apt-get install python3-drgn; scripts/deps/guest.txt)"
-make -s -C "$KMS_REPO/tools/crash" > "$out/crash-ext-build.log" 2>&1 ||
+crash_prefix=$("$KMS_SCRIPTS/install-crash.sh" --print) || die "no crash >= 8.0.6 (scripts/install-crash.sh failed)"
+"$crash_prefix/bin/crash" --version | grep -m 1 "^crash "
+make -s -C "$KMS_REPO/tools/crash" CRASH_INC="$crash_prefix/include" > "$out/crash-ext-build.log" 2>&1 ||
 	{ cat "$out/crash-ext-build.log"; die "make -C tools/crash failed"; }
 vmlinux=$KMS_GUEST_OUT/vmlinux
 vmcore=$out/vmcore
@@ -32,7 +36,7 @@ smp=2
 "$KMS_SCRIPTS/guest-run.sh" -o "$out" -t 420 -m 1G --smp "$smp" --qmp "$out/qmp.sock" \
 	"$KMS_GUEST_DIR/postmortem-guest.sh" "$KMS_KMAPBUG" > "$out/guest-run.out" 2>&1 &
 gpid=$!
-for i in $(seq 1 300); do
+for _ in $(seq 1 300); do
 	[ -e "$out/ready" ] && break
 	kill -0 "$gpid" 2>/dev/null || break
 	sleep 1
@@ -68,7 +72,7 @@ check_cpus() {
 	check "$1: interrupt stacks of every CPU ($n lines, want $(( $3 * 3 )))" [ "$n" = $(( $3 * 3 )) ]
 }
 
-# --- crash (tools/crash/crash-kmapstack.sh: --no_modules, retries) ---
+# --- crash (tools/crash/crash-kmapstack.sh) ---
 t1=$(now)
 crc=0
 "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "" > "$out/crash.txt" 2>&1 || crc=$?
@@ -76,12 +80,20 @@ check "crash: exit 0 with the extension loaded" bash -c "[ $crc = 0 ] && grep -q
 check_cpus crash "$out/crash.txt" "$smp"
 check_holder crash "$out/crash.txt"
 check "crash: the summary line counts the holder" grep -qE '^[0-9]+ tasks, [1-9][0-9]* holding [3-9][0-9]* mappings' "$out/crash.txt"
+# crash reads the module tables itself: no warning, module names from them
+check "crash: no warnings (module tables read by crash)" bash -c "! grep -q 'WARNING' '$out/crash.txt'"
+check "crash: call sites name the module ([kmapbug])" grep -q 'kmapbug_map_first+0x[0-9a-f]* \[kmapbug\]' "$out/crash.txt"
 "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-p $pid" > "$out/crash-p.txt" 2>&1 || true
 check "crash: -p $pid lists only that task" \
 	bash -c "[ \"\$(grep -c '^PID ' '$out/crash-p.txt')\" = 1 ] && grep -q '^PID $pid .*kmapbug_holder' '$out/crash-p.txt' && ! grep -q '^CPU ' '$out/crash-p.txt'"
 "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-c 1" > "$out/crash-c.txt" 2>&1 || true
 check "crash: -c 1 lists only CPU 1" \
 	bash -c "[ \"\$(grep -cE '^CPU 1 ' '$out/crash-c.txt')\" = 3 ] && ! grep -qE '^(CPU [02-9]|PID )' '$out/crash-c.txt'"
+# the extension's own module symbols (the modules' kallsyms), for a crash
+# without module tables: the same holder block
+KMAPSTACK_CRASH_OPTS=--no_modules "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-p $pid" > "$out/crash-nomod.txt" 2>&1 || true
+check "crash --no_modules: the same kmapbug_holder block (module names from kallsyms)" \
+	bash -c "[ -n \"\$(grep '^ *#' '$out/crash.txt')\" ] && [ \"\$(grep -A3 '^PID $pid ' '$out/crash.txt')\" = \"\$(grep -A3 '^PID $pid ' '$out/crash-nomod.txt')\" ]"
 tc=$(( $(now) - t1 ))
 
 # --- drgn ---

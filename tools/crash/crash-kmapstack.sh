@@ -2,68 +2,39 @@
 # crash-kmapstack.sh VMLINUX VMCORE [KMAPSTACK-ARGS]...
 #
 # Runs crash(8) non-interactively on a vmcore with the kmapstack extension
-# (tools/crash/kmapstack.so, built by 'make -C tools/crash' if missing) and
-# prints the output of 'kmapstack ARGS' for each argument (one crash command
-# per argument; none: plain 'kmapstack').  E.g.
+# and prints the output of 'kmapstack ARGS' for each argument (one crash
+# command per argument; none: plain 'kmapstack').  E.g.
 #   tools/crash/crash-kmapstack.sh vmlinux vmcore "" "-p 97" "-c 1"
 #
-# Two workarounds for crash 8.0.2 (Debian bookworm) on Linux 6.12:
-#  - --no_modules: crash 8.0.2 cannot read the module tables of Linux >= 6.4
-#    ("invalid structure member offset: module_core_size"); the extension
-#    names module functions itself, from the modules' kallsyms;
-#  - its embedded gdb 10 crashes at random in symbol lookups on this vmlinux
-#    ("<segmentation violation in gdb>", one run in three or more, with or
-#    without the extension): a race of gdb's worker threads, which it starts
-#    one per CPU of /sys/devices/system/cpu/online.  As root, crash runs in a
-#    private mount namespace (unshare -m) where that file says "0" (one
-#    CPU).
-#  - crash 8.0.2 itself corrupts its heap on some 6.12 dumps ("bt: invalid
-#    size request: 0 ... stack contents" at start-up, then malloc() aborts),
-#    with or without the extension, depending on its heap layout: a failed
-#    session is retried with vmlinux behind a symlink of another name
-#    length, up to 12 times.
-# Exit status: crash's; 3 if every try hit the gdb crash.
+# The crash is scripts/install-crash.sh's: crash 8.0.6 with the patches in
+# tools/crash/patches/, built once per machine if missing (Debian bookworm's
+# 8.0.2 overflows a heap buffer on Linux >= 6.2 x86_64 dumps and fails at
+# random, an unpatched 8.0.6 fails on kernels without CONFIG_X86_MCE: see
+# that script).  tools/crash/kmapstack.so is built against that crash's
+# defs.h (make -C tools/crash CRASH_INC=PREFIX/include).
+# Exit status: crash's; 3 if crash reported an error of its own
+# (its initialisation, a gdb fault, a heap corruption).
+# Environment: KMAPSTACK_CRASH_PREFIX (see install-crash.sh),
+# KMAPSTACK_CRASH_OPTS (more crash options, e.g. --no_modules).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-[ $# -ge 2 ] || { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 vmlinux=$1 vmcore=$2; shift 2
 [ $# -gt 0 ] || set -- ""
+prefix=$("$here/../../scripts/install-crash.sh" --print) || exit 2
+make -s -C "$here" CRASH_INC="$prefix/include" >&2 || exit 2
 ext=$here/kmapstack.so
-[ -f "$ext" ] || make -s -C "$here" >&2 || exit 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cmds=$tmp/cmds out=$tmp/out
-echo 0 > "$tmp/one-cpu"
-vmlinux=$(readlink -f "$vmlinux") vmcore=$(readlink -f "$vmcore")
-{ echo "extend $ext"; for a in "$@"; do echo "kmapstack $a"; done; echo quit; } > "$cmds"
-run_crash() {	# run_crash NAMELIST
-	if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null &&
-	   unshare -m true 2>/dev/null; then
-		# shellcheck disable=SC2016
-		unshare -m sh -c 'mount --bind "$1" /sys/devices/system/cpu/online 2>/dev/null; shift; exec "$@"' \
-			sh "$tmp/one-cpu" timeout 300 crash -s --no_modules "$1" "$vmcore"
-	else
-		timeout 300 crash -s --no_modules "$1" "$vmcore"
-	fi
-}
-# Each try reaches vmlinux through a symlink of another name length: whether
-# crash 8.0.2 corrupts its heap on this kernel depends on its heap layout,
-# which the length of the file name changes (same name, same outcome).
-names=(vmlinux vmlin vmlinu v vm vml vmli vmlinux1 vmlinux12 vmlinux123 vmlinux1234 vmlinux12345)
-try=0
-for n in "${names[@]}"; do
-	try=$((try + 1))
-	ln -sf "$vmlinux" "$tmp/$n"
-	rc=0
-	(cd "$tmp" && run_crash "$n") < "$cmds" > "$out" 2>&1 || rc=$?
-	# a good session: crash exited 0, loaded the extension, no gdb crash
-	if [ "$rc" = 0 ] && grep -q 'kmapstack.so: shared object loaded' "$out" &&
-	   ! grep -qE 'segmentation violation|malloc\(\)|double free|corrupted' "$out"; then
-		cat "$out"
-		[ "$try" = 1 ] || echo "crash-kmapstack.sh: took $try tries (crash failures)" >&2
-		exit 0
-	fi
-done
-cat "$out"
-echo "crash-kmapstack.sh: crash failed in all $try tries" >&2
-exit 3
+{ echo "extend $ext"; for a in "$@"; do echo "kmapstack $a"; done; echo quit; } > "$tmp/cmds"
+rc=0
+read -r -a opts <<< "${KMAPSTACK_CRASH_OPTS:-}"
+timeout 300 "$prefix/bin/crash" -s "${opts[@]}" "$vmlinux" "$vmcore" < "$tmp/cmds" > "$tmp/out" 2>&1 || rc=$?
+cat "$tmp/out"
+[ "$rc" = 0 ] || exit "$rc"
+# crash's own errors (crash 8.0.2's and unpatched 8.0.6's symptoms on 6.12)
+if grep -qE 'segmentation violation|malloc\(\)|double free|corrupted|invalid size request|invalid structure member offset|cannot be determined' "$tmp/out"; then
+	echo "crash-kmapstack.sh: crash reported errors of its own (above)" >&2
+	exit 3
+fi
+exit 0

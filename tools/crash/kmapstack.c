@@ -21,11 +21,13 @@
  * signal->thread_head, plus every CPU's idle task (runqueues.idle): crash's
  * own task table can be incomplete for some kernels.
  *
- * Module functions are named from the modules' kallsyms in memory, so the
- * extension works under 'crash --no_modules', which crash 8.0.2 needs for
- * Linux >= 6.4 (it cannot read struct module::mem[]).
+ * Module functions are named "func+0xoff [module]": from crash's own module
+ * tables (crash 8.0.6 reads the struct module::mem[] layout of Linux >= 6.4),
+ * else (crash --no_modules, or an older crash) from the modules' kallsyms in
+ * memory.
  *
- * Build: make -C tools/crash (needs /usr/include/crash/defs.h, Debian crash).
+ * Build: make -C tools/crash, against the defs.h of the crash that loads the
+ * extension (scripts/install-crash.sh's crash 8.0.6 by default).
  */
 #include <crash/defs.h>
 
@@ -128,9 +130,9 @@ static ulong rd_ulong(const char *buf, long off)
 
 /*
  * Module functions, from each module's kallsyms in memory (struct module::
- * kallsyms): crash 8.0.2 cannot load the module tables of Linux >= 6.4
- * (struct module::mem[]), so it runs with --no_modules and we look them up
- * ourselves.
+ * kallsyms): the fallback when crash has no module tables of its own
+ * (crash --no_modules; crash 8.0.2 cannot read the struct module::mem[]
+ * layout of Linux >= 6.4).
  */
 struct ks_modsym {
 	ulong start, end;
@@ -225,7 +227,13 @@ static void symbolize(ulong ip, char *out, size_t len)
 	long i;
 
 	if (in_ksymbol_range(ip) && (sp = value_search(ip, &offset))) {
-		snprintf(out, len, "%s+0x%lx", sp->name, offset);
+		struct load_module *lm = NULL;
+
+		if (module_symbol(ip, NULL, &lm, NULL, 0) && lm)
+			snprintf(out, len, "%s+0x%lx [%s]", sp->name, offset,
+				 lm->mod_name);
+		else
+			snprintf(out, len, "%s+0x%lx", sp->name, offset);
 		return;
 	}
 	load_modsyms();
@@ -299,8 +307,9 @@ static void print_stack_header(const char *buf, int depth)
 
 /*
  * CPUs from the kernel's own variables (nr_cpu_ids, __cpu_online_mask,
- * __per_cpu_offset[]): crash's kt->cpus can be short when its task
- * initialisation failed on a kernel newer than it knows.
+ * __per_cpu_offset[]) rather than crash's kt->cpus, which depends on crash
+ * knowing the kernel's per-CPU layout (crash 8.0.2 finds one CPU on Linux
+ * >= 6.2, which moved cpu_number into struct pcpu_hot).
  */
 static int nr_cpus = -1;
 static ulong cpu_offset[NR_CPUS];
