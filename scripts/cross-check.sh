@@ -8,7 +8,8 @@
 # where the arch can have them; every fragment line is verified) into
 # build/cross/out-ARCH, with the Debian cross compiler and ccache; then
 # rebuilds the series' objects (mm/kmap_stack.o, mm/kmap_stack_test.o,
-# mm/highmem.o) with W=1.  A failure: a build error, a missing image, or a
+# mm/highmem.o) with W=1 (sparc: the base tree does not build, so only
+# those objects are built, see objs_only below).  A failure: a build error, a missing image, or a
 # compiler warning in any file the series touches (git diff base..HEAD of
 # the tree).  Other warnings are counted and listed, not failed.  The arm,
 # mips and powerpc kernels are the ones 'make check-cross' boots.
@@ -29,6 +30,12 @@ mapfile -t series_files < <(git -C "$KMS_TREE" diff --name-only base..HEAD -- '*
 [ ${#series_files[@]} -gt 0 ] || warn "the tree has no commit over base: only the base is checked"
 series_re=$(printf '%s\n' "${series_files[@]}" | sed 's/[.]/\\./g' | paste -sd'|')
 
+# Arches whose base tree (Debian's 6.12.118, without the series) does not
+# build here: only the series' objects are built and checked, W=1.
+declare -A objs_only=(
+	[sparc]="6.12.118 sparc32 fails at fs/fcntl.c: BUILD_BUG_ON 21 - 1 != HWEIGHT32(VALID_OPEN_FLAGS...), base tree alike"
+)
+
 pass=0 fail=0 summary=()
 for a in $arches; do
 	check_any_arch "$a"
@@ -36,7 +43,16 @@ for a in $arches; do
 	t0=$(now)
 	info "$a: building with ${KMS_CROSS}gcc (log $log)"
 	objs=(mm/kmap_stack.o mm/highmem.o)
-	if ! "$KMS_SCRIPTS/build-kernel.sh" "$a" > "$log" 2>&1; then
+	if [ -n "${objs_only[$a]:-}" ]; then
+		# the base tree itself does not link: configure, then build
+		# the series' objects (and their dependencies) only
+		info "$a: objects only (${objs_only[$a]})"
+		if ! KMAPSTACK_CONFIG_ONLY=1 "$KMS_SCRIPTS/build-kernel.sh" "$a" > "$log" 2>&1 ||
+		   ! kms_make "$KMS_TREE" "$KMS_OUT" "$KMS_KARCH" -j"$(nproc)" prepare >> "$log" 2>&1; then
+			fail=$((fail + 1)); summary+=("FAIL $a: configuring failed ($log)")
+			echo "FAIL $a: configuring failed:"; grep -E 'error|Error' "$log" | head -n 8; continue
+		fi
+	elif ! "$KMS_SCRIPTS/build-kernel.sh" "$a" > "$log" 2>&1; then
 		fail=$((fail + 1)); summary+=("FAIL $a: build failed ($log)")
 		echo "FAIL $a: build failed:"; grep -E 'error|Error' "$log" | head -n 8; continue
 	fi
@@ -59,7 +75,7 @@ for a in $arches; do
 		echo "FAIL $a: warnings in the series' files:"; echo "$w" | head -n 20
 	else
 		pass=$((pass + 1))
-		summary+=("PASS $a: ${dt}s, HIGHMEM DEBUG_KMAP_STACK $feats; W=1 on ${objs[*]##*/}; 0 warnings in the series' files ($allw elsewhere)")
+		summary+=("PASS $a: ${dt}s, ${objs_only[$a]:+objects only, }HIGHMEM DEBUG_KMAP_STACK $feats; W=1 on ${objs[*]##*/}; 0 warnings in the series' files ($allw elsewhere)")
 	fi
 	[ "$allw" = 0 ] || { echo "$a: warnings outside the series:"; grep -E 'warning:' "$log" | sort -u | head -n 10; }
 done
