@@ -20,7 +20,8 @@
 #           executes -- exact and repeatable whatever else the host runs.
 #   wall    plain TCG: emulated time, host-load dependent; a cross-check.
 #
-# Results: build/bench/results.txt (one line per figure) and the tables in
+# Results: build/bench/results.txt (one line per figure; BENCH_KEEP=1 adds
+# to it instead of starting afresh) and the tables in
 # docs/performance.md (between the bench markers), by bench-table.py.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -94,7 +95,8 @@ run() {
 }
 
 results=$dir/results.txt
-: > "$results"
+# BENCH_KEEP=1: add to the figures of earlier runs (one variant at a time)
+[ "${BENCH_KEEP:-0}" = 1 ] || : > "$results"
 for arch in $arches; do
 	check_arch "$arch"
 	for v in $(arch_variants "$arch"); do
