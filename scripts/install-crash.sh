@@ -3,7 +3,8 @@
 #
 # Makes sure there is a crash(8) that reads Linux 6.12 x86_64 dumps: crash
 # 8.0.6 built from Debian trixie's source, with the patches in
-# tools/crash/patches/, in $KMAPSTACK_CRASH_PREFIX (default
+# tools/crash/patches/ (crash-8.0.6-*: crash's tree, patch -p1; gdb-10.2-*:
+# appended to crash's gdb-10.2.patch), in $KMAPSTACK_CRASH_PREFIX (default
 # /opt/kmapstack/crash-8.0.6: PREFIX/bin/crash, and PREFIX/include/crash/
 # defs.h for the extension build).  --print: print PREFIX on stdout (the
 # build's messages go to stderr).  Once per machine ('make crash'; make
@@ -25,6 +26,9 @@
 #    size 0, and crash's start-up stack search reads 0 bytes from it, fatally
 #    ("read of stack at fffffe0000014000 failed").  Fixed by
 #    tools/crash/patches/crash-8.0.6-x86_64-unknown-exception-stacks.patch.
+#    And its gdb keeps using a FILE that crash has closed after a failed
+#    gdb request at start-up (valgrind: invalid reads in fileno() from
+#    stdio_file::set_stream()): gdb-10.2-restore-streams-on-error.patch.
 #
 # The source: crash_8.0.6.orig.tar.gz (it carries the gdb 10.2 crash embeds),
 # fetched with apt-get source from a private apt configuration (trixie's
@@ -38,7 +42,7 @@
 # Environment: KMAPSTACK_CRASH_PREFIX, KMAPSTACK_JOBS (default nproc).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-case "${1:-}" in -h|--help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 print=0
 [ "${1:-}" = --print ] && print=1
 
@@ -48,8 +52,11 @@ prefix=${KMAPSTACK_CRASH_PREFIX:-/opt/kmapstack/crash-$ver}
 jobs=${KMAPSTACK_JOBS:-$(nproc)}
 patches=("$KMS_REPO/tools/crash/patches/crash-$ver-"*.patch)
 [ -e "${patches[0]}" ] || patches=()
+gdb_patches=("$KMS_REPO/tools/crash/patches/gdb-10.2-"*.patch)
+[ -e "${gdb_patches[0]}" ] || gdb_patches=()
 gdb_conf="CFLAGS=-O2 CXXFLAGS=-O2 --disable-gdbserver --disable-libctf --disable-nls"
-stamp_want=$( { echo "crash $ver $sha256 $gdb_conf"; cat "${patches[@]}" /dev/null; } | sha256sum | cut -d' ' -f1)
+stamp_want=$( { echo "crash $ver $sha256 $gdb_conf"; cat "${patches[@]}" "${gdb_patches[@]}" /dev/null; } |
+	sha256sum | cut -d' ' -f1)
 
 installed() {
 	[ -x "$prefix/bin/crash" ] && [ -f "$prefix/include/crash/defs.h" ] &&
@@ -105,6 +112,11 @@ rm -rf "$src"
 tar -C "$work" --no-same-owner -xzf "$tarball"
 for p in "${patches[@]}"; do
 	patch -d "$src" -p1 --quiet < "$p" || die "patch $p failed"
+done
+# gdb-10.2-*.patch: after crash's own gdb patch, which its build applies
+# (patch -p0) to the gdb sources it unpacks
+for p in "${gdb_patches[@]}"; do
+	cat "$p" >> "$src/gdb-10.2.patch"
 done
 # crash's Makefile configures and builds the embedded gdb itself;
 # GDB_CONF_FLAGS reaches gdb's configure (VAR=VALUE arguments included).
