@@ -2,7 +2,7 @@
 #
 #   make demo      the end-to-end demo: build, boot, report, trace, analyze
 #   make check     every test (installs what it needs; what CI runs)
-#   make check-all make check + check-cross + check-postmortem (not in CI)
+#   make check-all make check + check-cross (not in CI)
 #
 # Kernel work (see docs/harness.md):
 #   make kernel-tree      build/linux = pristine 6.12 + kernel-patch/series (git am)
@@ -16,6 +16,8 @@
 #                         (docs/architectures.md)
 # Tools:
 #   make tools            tools/kmapstack (the trace analyzer)
+#   make crash            crash 8.0.6 for tools/crash (scripts/install-crash.sh;
+#                         make check-postmortem builds it if missing)
 #   make install PREFIX=/usr/local
 #   make bench            benchmarks (figures in docs/)
 
@@ -39,7 +41,7 @@ export KMAPSTACK_ALLOW_MISSING :=
 	update-formats check-module-x86_64 check-module-i386 check-guest \
 	check-analyzer-x86_64 check-analyzer-i386 \
 	check-postmortem demo bench bench-kernel bench-tools cross-check \
-	check-cross check-all clean
+	check-cross check-all crash clean
 
 all: tools
 
@@ -84,6 +86,9 @@ check-guest: kernel-x86_64 tools
 check-postmortem: kernel-x86_64 tools
 	bash scripts/test-guest.sh --only postmortem
 
+crash:
+	bash scripts/install-crash.sh
+
 checkpatch:
 	bash scripts/checkpatch.sh
 
@@ -111,7 +116,7 @@ install:
 check:
 	bash scripts/check-all.sh
 
-# make check, then check-cross and check-postmortem, one summary
+# make check, then check-cross, one summary
 check-all:
 	bash scripts/check-all.sh --all
 
