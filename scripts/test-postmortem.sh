@@ -64,6 +64,11 @@ check_holder() {
 		bash -c "grep '^ *#' <<< \"\$1\" | grep -o 'kmapbug_map_[a-z]*' | tr '\n' ' ' | grep -qx 'kmapbug_map_first kmapbug_map_second kmapbug_map_third '" _ "$got"
 	check "$name: the entries are task-context kmap_local mappings" \
 		bash -c "[ \"\$(grep -c '^ *#[0-2] .* task  *local ' <<< \"\$1\")\" = 3 ]" _ "$got"
+	# ages from the entries' jiffies and the dump's: the holder mapped
+	# before it signalled the host, at most the guest's life ago
+	check "$name: every entry's age is between 1 ms and 10 min" \
+		bash -c "[ \"\$(grep -E '^ *#[0-2] ' <<< \"\$1\" | grep -oE ' [0-9]+ ms ago ' |
+			awk '\$1 >= 1 && \$1 <= 600000' | wc -l)\" = 3 ]" _ "$got"
 }
 # check_cpus NAME FILE N: N CPUs x {softirq, hardirq, nmi} lines
 check_cpus() {

@@ -51,6 +51,7 @@ static struct {
 	long rq_idle;
 	ulong irq_stacks; /* per-CPU offset of kmap_stack_irq[] */
 	ulong runqueues;
+	ulong jiffies; /* at the time of the dump, to age the entries */
 } ks;
 
 struct ks_opts {
@@ -275,15 +276,16 @@ static void print_entries(const char *buf, int depth)
 		const char *e = buf + ks.entries + i * ks.entry_size;
 		unsigned int ctx = UCHAR(e + ks.e_ctx);
 		unsigned int flags = UCHAR(e + ks.e_flags);
-		ulonglong ts = ULONGLONG(e + ks.e_ts);
+		/* ts is jiffies: the age at the time of the dump */
+		ulong age = ks.jiffies - rd_ulong(e, ks.e_ts);
 
 		symbolize(rd_ulong(e, ks.e_ip), sym, sizeof(sym));
 		fprintf(fp,
-			"    #%-2d %016lx pfn %-8lx %-7s %-12s ts %llu.%06llu  %s",
+			"    #%-2d %016lx pfn %-8lx %-7s %-12s %6llu ms ago  %s",
 			i, rd_ulong(e, ks.e_addr), rd_ulong(e, ks.e_pfn),
 			ctx < KS_CTX_NR ? ctx_name[ctx] : "?",
-			flags_name(flags), ts / 1000000000ULL,
-			(ts % 1000000000ULL) / 1000ULL, sym);
+			flags_name(flags),
+			(ulonglong)age * 1000ULL / (ulonglong)machdep->hz, sym);
 		if (ks.e_stack >= 0 && UINT(e + ks.e_stack))
 			fprintf(fp, "  stack %x", UINT(e + ks.e_stack));
 		fprintf(fp, "\n");
@@ -493,6 +495,9 @@ static void cmd_kmapstack(void)
 		cmd_usage(pc->curcmd, SYNOPSIS);
 
 	ks_init_layout();
+	if (!readmem(symbol_value("jiffies"), KVADDR, &ks.jiffies,
+		     sizeof(ks.jiffies), "jiffies", RETURN_ON_ERROR))
+		error(FATAL, "kmapstack: cannot read jiffies\n");
 	load_cpus();
 	if (o.cpu >= nr_cpus || o.cpu < -1)
 		error(FATAL, "kmapstack: no CPU %d (0-%d)\n", o.cpu,
@@ -526,7 +531,8 @@ static char *help_kmapstack[] = {
 	"  first: every CPU's softirq, hardirq and NMI stacks (kmap_stack_irq),",
 	"  then every task whose task_struct::kmap_stack is not empty.  Each",
 	"  entry shows the mapped address, the pfn, the context and flags it was",
-	"  made with, its local_clock() time and the symbolized call site.",
+	"  made with, its age (the entry's time is in jiffies) and the",
+	"  symbolized call site.",
 	"",
 	"    -a      also list the tasks that hold no mapping",
 	"    -p pid  only the task with this pid",
@@ -535,7 +541,7 @@ static char *help_kmapstack[] = {
 	"EXAMPLE",
 	"    %s> kmapstack -p 97",
 	"    PID 97     kmapbug_holder   task ffff888004a1c100  depth 3",
-	"        #0  ffff888005bd8000 pfn 5bd8     task    local        ts 12.345678  kmapbug_map_first+0x14 [kmapbug]",
+	"        #0  ffff888005bd8000 pfn 5bd8     task    local          8724 ms ago  kmapbug_map_first+0x14 [kmapbug]",
 	"        ...",
 	NULL
 };

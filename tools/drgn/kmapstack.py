@@ -21,7 +21,7 @@ Example:
   CPU 0 softirq  depth 0
   ...
   PID 97     kmapbug_holder   depth 3
-      #0  ffff888005bd8000 pfn 5bd8     task    local        ts 12.345678  kmapbug_map_first+0x14 [kmapbug]
+      #0  ffff888005bd8000 pfn 5bd8     task    local          8724 ms ago  kmapbug_map_first+0x14 [kmapbug]
   ...
   58 tasks, 1 holding 3 mappings (depth > 0)
 """
@@ -97,15 +97,34 @@ def _header(ks, depth):
     return s
 
 
-def _print_entries(entries, sym, out):
+class Clock:
+    """Ages of entries: their ts is jiffies, compared with the dump's."""
+
+    def __init__(self, prog):
+        self.mask = (1 << (8 * prog.type("unsigned long").size)) - 1
+        self.now = int(prog["jiffies"])
+        try:
+            # HZ is in no vmcoreinfo; tick_nsec is NSEC_PER_SEC / HZ
+            tick = int(prog["tick_nsec"])
+        except (KeyError, LookupError):
+            tick = 0
+        self.hz = round(1e9 / tick) if tick else 0
+
+    def age(self, ts):
+        j = (self.now - ts) & self.mask
+        if self.hz:
+            return f"{j * 1000 // self.hz:6d} ms ago"
+        return f"{j:6d} jiffies ago"
+
+
+def _print_entries(entries, sym, clock, out):
     for i, e in enumerate(entries):
         ctx = int(e.ctx)
         flags = int(e.flags)
-        ts = int(e.ts)
         line = (f"    #{i:<2d} {int(e.addr):016x} pfn {int(e.pfn):<8x} "
                 f"{CTX_NAMES[ctx] if ctx < 4 else '?':<7s} "
                 f"{FLAG_NAMES[flags & 3]:<12s} "
-                f"ts {ts // 1000000000}.{(ts % 1000000000) // 1000:06d}  {sym(int(e.ip))}")
+                f"{clock.age(int(e.ts))}  {sym(int(e.ip))}")
         try:
             if int(e.stack):
                 line += f"  stack {int(e.stack):x}"
@@ -141,6 +160,7 @@ def kmapstack(prog, pid=None, cpu=None, all_tasks=False, out=sys.stdout):
     from drgn.helpers.linux.percpu import per_cpu
 
     sym = Symbolizer(prog)
+    clock = Clock(prog)
     try:
         irq = prog["kmap_stack_irq"]
     except KeyError:
@@ -154,7 +174,7 @@ def kmapstack(prog, pid=None, cpu=None, all_tasks=False, out=sys.stdout):
                 ks = stacks[i]
                 depth, entries = _entries(ks)
                 print(f"CPU {c} {CTX_NAMES[i + 1]:<8s} {ks.address_:016x}  {_header(ks, depth)}", file=out)
-                _print_entries(entries, sym, out)
+                _print_entries(entries, sym, clock, out)
     if cpu is not None:
         return None
     tasks = holding = mappings = 0
@@ -172,7 +192,7 @@ def kmapstack(prog, pid=None, cpu=None, all_tasks=False, out=sys.stdout):
             continue
         comm = t.comm.string_().decode(errors="replace")
         print(f"PID {tpid:<6d} {comm:<16s} task {t.value_():016x}  {_header(ks, depth)}", file=out)
-        _print_entries(entries, sym, out)
+        _print_entries(entries, sym, clock, out)
     if pid is not None and not tasks:
         print(f"kmapstack: no task with pid {pid}", file=out)
     else:
