@@ -3,9 +3,10 @@
 #
 # Runs inside the guest chroot for scripts/test-bpftrace.sh: runs every
 # scripts/bpftrace/*.bt (output in $KMS_OUT/bt-NAME.txt) during a small
-# workload (file I/O on tmpfs and pipes all along, kmapbug bug=hold for a
-# few seconds, bug=wrong_order, bug=balanced), then stops them with SIGINT
-# (kmap-depth.bt runs bounded and ends by itself).
+# workload (file I/O on tmpfs and pipes all along; kmapbug, loaded before
+# any script starts, made to hold three mappings until kmap-leaks has shown
+# them, then to unmap in the wrong order, then to run balanced), then stops
+# them with SIGINT (kmap-depth.bt runs bounded and ends by itself).
 set -uo pipefail
 ko=$1
 bt=$(cd "$(dirname "$0")/../bpftrace" && pwd)
@@ -46,9 +47,12 @@ say "attached: ${!pids[*]}"
 }
 
 # bpftrace names symbols from a kallsyms snapshot taken when it first prints
-# one: kmap-leaks prints its table while kmapbug is loaded, so it starts
-# last, right before the insmod, and prints its first table 6 s later; the
-# others print at the end, with kmapbug bug=balanced loaded.
+# one: kmapbug is loaded before every script and stays loaded to the end, and
+# its bugs are run through its "run" parameter, so every snapshot has its
+# functions whenever it is taken.
+insmod "$ko" bug=balanced || exit 1
+run=/sys/module/kmapbug/parameters/run
+say "kmapbug loaded"
 start kmap-depth 20		# bounded: exits by itself after 20 s
 start kmap-callers
 start kmap-hold
@@ -60,18 +64,22 @@ start kmap-leaks 0 6		# table every 6 s
 wait_attached
 
 # --- workload ---
-insmod "$ko" bug=hold || exit 1
+echo hold > "$run" || exit 1
 pgrep -x kmapbug_holder > "$out/holder.pid"
-say "bug=hold loaded (holder pid $(cat "$out/holder.pid"))"
-sleep 8
-rmmod kmapbug || exit 1
-say "bug=hold removed"
-insmod "$ko" bug=wrong_order || exit 1
-sleep 4		# bpftrace names the stack asynchronously: keep the module meanwhile
-rmmod kmapbug || exit 1
-say "bug=wrong_order done"
-insmod "$ko" bug=balanced || exit 1
-say "bug=balanced loaded"
+say "run=hold (holder pid $(cat "$out/holder.pid"))"
+# hold until a kmap-leaks table listed the holder's three mappings (a table
+# every 6 s)
+for i in $(seq 1 60); do
+	[ "$(grep -c '^@held\[[0-9]*, kmapbug_holder, ' "$out/bt-kmap-leaks.txt")" -ge 3 ] && break
+	sleep 1
+done
+say "kmap-leaks listed the holder after ${i}s"
+echo release > "$run" || exit 1
+say "run=release"
+echo wrong_order > "$run" || exit 1
+say "run=wrong_order"
+echo balanced > "$run" || exit 1
+say "run=balanced"
 sleep 7		# another kmap-leaks table, without the holder
 
 for n in "${!pids[@]}"; do
@@ -83,6 +91,17 @@ for n in "${!pids[@]}"; do
 		# bounded: must end by itself within its 20 s
 		for i in $(seq 1 90); do kill -0 "${pids[$n]}" 2>/dev/null || break; sleep 1; done
 		kill -0 "${pids[$n]}" 2>/dev/null && { say "kmap-depth did not exit by itself"; kill -INT "${pids[$n]}"; }
+	fi
+	# bounded: a script that does not exit is a failure, with its state
+	for i in $(seq 1 150); do kill -0 "${pids[$n]}" 2>/dev/null || break; sleep 1; done
+	if kill -0 "${pids[$n]}" 2>/dev/null; then
+		say "$n did not exit 150 s after SIGINT; its state:"
+		grep -E '^(State|Threads):' "/proc/${pids[$n]}/status"
+		for t in /proc/"${pids[$n]}"/task/*; do
+			echo "thread ${t##*/} $(cat "$t/comm") wchan $(cat "$t/wchan" 2>/dev/null)"
+			cat "$t/stack" 2>/dev/null
+		done
+		kill -KILL "${pids[$n]}"
 	fi
 	wait "${pids[$n]}"; st=$?
 	echo "$st" > "$out/bt-$n.status"

@@ -9,6 +9,15 @@
  *                                      until the module is removed (post-mortem)
  *   insmod kmapbug.ko bug=balanced     correct use only: must stay silent
  *
+ * and the same at any time while it is loaded, by writing the name to the
+ * write-only parameter "run", plus "release" to end a hold:
+ *
+ *   echo hold > /sys/module/kmapbug/parameters/run
+ *   echo release > /sys/module/kmapbug/parameters/run
+ *
+ * so that tools which read the module's symbols once (bpftrace) can start
+ * after the module is loaded and still see every bug happen.
+ *
  * The module is never loaded by a kernel without the bugs being wanted.
  */
 #include <linux/completion.h>
@@ -16,6 +25,7 @@
 #include <linux/highmem.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 
@@ -26,6 +36,8 @@ MODULE_PARM_DESC(bug, "wrong_order, leak_user, hold or balanced");
 static struct page *pages[3];
 static struct task_struct *holder;
 static DECLARE_COMPLETION(held);
+/* Serialises the bugs run through the "run" parameter */
+static DEFINE_MUTEX(run_lock);
 
 static noinline void *kmapbug_map_first(struct page *page)
 {
@@ -101,52 +113,105 @@ static int kmapbug_holder(void *data)
 	return 0;
 }
 
+static int kmapbug_hold(void)
+{
+	if (holder)
+		return -EBUSY;
+	reinit_completion(&held);
+	holder = kthread_run(kmapbug_holder, NULL, "kmapbug_holder");
+	if (IS_ERR(holder)) {
+		int err = PTR_ERR(holder);
+
+		holder = NULL;
+		return err;
+	}
+	wait_for_completion(&held);
+	return 0;
+}
+
+static void kmapbug_release(void)
+{
+	if (holder)
+		kthread_stop(holder);
+	holder = NULL;
+}
+
+/* Do the bug @name (sysfs_streq: a trailing newline is fine) */
+static int kmapbug_do(const char *name)
+{
+	if (sysfs_streq(name, "wrong_order"))
+		kmapbug_wrong_order();
+	else if (sysfs_streq(name, "leak_user"))
+		kmapbug_leak_user();
+	else if (sysfs_streq(name, "hold"))
+		return kmapbug_hold();
+	else if (sysfs_streq(name, "release"))
+		kmapbug_release();
+	else if (sysfs_streq(name, "balanced"))
+		kmapbug_balanced();
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int kmapbug_run_set(const char *val, const struct kernel_param *kp)
+{
+	int err;
+
+	/* Only once init is done: pages[] are allocated by then */
+	if (!pages[ARRAY_SIZE(pages) - 1])
+		return -EAGAIN;
+	mutex_lock(&run_lock);
+	err = kmapbug_do(val);
+	mutex_unlock(&run_lock);
+	if (!err)
+		pr_info("kmapbug: run=%s", val);
+	return err;
+}
+
+static const struct kernel_param_ops kmapbug_run_ops = {
+	.set = kmapbug_run_set,
+};
+module_param_cb(run, &kmapbug_run_ops, NULL, 0200);
+MODULE_PARM_DESC(run, "wrong_order, leak_user, hold, release or balanced, now");
+
 static int __init kmapbug_init(void)
 {
-	int i;
+	int i, err;
 
 	for (i = 0; i < ARRAY_SIZE(pages); i++) {
 		pages[i] = alloc_page(GFP_HIGHUSER);
-		if (!pages[i])
-			goto nomem;
+		if (!pages[i]) {
+			err = -ENOMEM;
+			goto free;
+		}
 	}
 	pr_info("kmapbug: bug=%s\n", bug);
-	if (!strcmp(bug, "wrong_order")) {
-		kmapbug_wrong_order();
-	} else if (!strcmp(bug, "leak_user")) {
-		kmapbug_leak_user();
-	} else if (!strcmp(bug, "hold")) {
-		holder = kthread_run(kmapbug_holder, NULL, "kmapbug_holder");
-		if (IS_ERR(holder)) {
-			i = ARRAY_SIZE(pages);
-			goto nomem;
-		}
-		wait_for_completion(&held);
-	} else if (!strcmp(bug, "balanced")) {
-		kmapbug_balanced();
-	} else {
-		pr_err("kmapbug: unknown bug '%s'\n", bug);
-		i = ARRAY_SIZE(pages);
-		goto inval;
+	if (sysfs_streq(bug, "release")) {
+		err = -EINVAL;
+		goto free;
+	}
+	err = kmapbug_do(bug);
+	if (err) {
+		if (err == -EINVAL)
+			pr_err("kmapbug: unknown bug '%s'\n", bug);
+		goto free;
 	}
 	return 0;
 
-inval:
-	while (i--)
+free:
+	while (i--) {
 		__free_page(pages[i]);
-	return -EINVAL;
-nomem:
-	while (i--)
-		__free_page(pages[i]);
-	return -ENOMEM;
+		pages[i] = NULL;
+	}
+	return err;
 }
 
 static void __exit kmapbug_exit(void)
 {
 	int i;
 
-	if (holder)
-		kthread_stop(holder);
+	kmapbug_release();
 	for (i = 0; i < ARRAY_SIZE(pages); i++)
 		__free_page(pages[i]);
 }
