@@ -52,6 +52,7 @@ static struct {
 	ulong irq_stacks; /* per-CPU offset of kmap_stack_irq[] */
 	ulong runqueues;
 	ulong jiffies; /* at the time of the dump, to age the entries */
+	ulong hz;
 } ks;
 
 struct ks_opts {
@@ -122,6 +123,24 @@ static void ks_init_layout(void)
 	sp = symbol_search("runqueues");
 	ks.runqueues = sp ? sp->value : 0;
 	ks.ready = true;
+}
+
+/*
+ * The dump's jiffies and HZ, to give the entries' ages (their ts is jiffies).
+ * crash's machdep->hz is a per-architecture default unless the kernel has
+ * IKCONFIG; tick_nsec is NSEC_PER_SEC / HZ.
+ */
+static void read_clock(void)
+{
+	ulong tick = 0;
+
+	if (!readmem(symbol_value("jiffies"), KVADDR, &ks.jiffies,
+		     sizeof(ks.jiffies), "jiffies", RETURN_ON_ERROR))
+		error(FATAL, "kmapstack: cannot read jiffies\n");
+	if (symbol_exists("tick_nsec"))
+		readmem(symbol_value("tick_nsec"), KVADDR, &tick, sizeof(tick),
+			"tick_nsec", RETURN_ON_ERROR | QUIET);
+	ks.hz = tick ? (1000000000UL + tick / 2) / tick : (ulong)machdep->hz;
 }
 
 static ulong rd_ulong(const char *buf, long off)
@@ -285,7 +304,7 @@ static void print_entries(const char *buf, int depth)
 			i, rd_ulong(e, ks.e_addr), rd_ulong(e, ks.e_pfn),
 			ctx < KS_CTX_NR ? ctx_name[ctx] : "?",
 			flags_name(flags),
-			(ulonglong)age * 1000ULL / (ulonglong)machdep->hz, sym);
+			(ulonglong)age * 1000ULL / (ulonglong)ks.hz, sym);
 		if (ks.e_stack >= 0 && UINT(e + ks.e_stack))
 			fprintf(fp, "  stack %x", UINT(e + ks.e_stack));
 		fprintf(fp, "\n");
@@ -495,9 +514,7 @@ static void cmd_kmapstack(void)
 		cmd_usage(pc->curcmd, SYNOPSIS);
 
 	ks_init_layout();
-	if (!readmem(symbol_value("jiffies"), KVADDR, &ks.jiffies,
-		     sizeof(ks.jiffies), "jiffies", RETURN_ON_ERROR))
-		error(FATAL, "kmapstack: cannot read jiffies\n");
+	read_clock();
 	load_cpus();
 	if (o.cpu >= nr_cpus || o.cpu < -1)
 		error(FATAL, "kmapstack: no CPU %d (0-%d)\n", o.cpu,

@@ -102,7 +102,8 @@ class Clock:
 
     def __init__(self, prog):
         self.mask = (1 << (8 * prog.type("unsigned long").size)) - 1
-        self.now = int(prog["jiffies"])
+        # jiffies is a linker alias of (the low word of) jiffies_64
+        self.now = int(prog["jiffies_64"]) & self.mask
         try:
             # HZ is in no vmcoreinfo; tick_nsec is NSEC_PER_SEC / HZ
             tick = int(prog["tick_nsec"])
