@@ -92,8 +92,17 @@ for n in "${!pids[@]}"; do
 		for i in $(seq 1 90); do kill -0 "${pids[$n]}" 2>/dev/null || break; sleep 1; done
 		kill -0 "${pids[$n]}" 2>/dev/null && { say "kmap-depth did not exit by itself"; kill -INT "${pids[$n]}"; }
 	fi
-	# bounded: a script that does not exit is a failure, with its state
-	for i in $(seq 1 150); do kill -0 "${pids[$n]}" 2>/dev/null || break; sleep 1; done
+	# bounded: a script that does not exit is a failure, with its state.
+	# bpftrace 0.17 can miss a SIGINT on a loaded machine (seen: asleep in
+	# epoll_wait() 150 s after it, no END run): send it again every 15 s.
+	for i in $(seq 1 150); do
+		kill -0 "${pids[$n]}" 2>/dev/null || break
+		if [ $((i % 15)) = 0 ] && [ "$n" != kmap-depth ]; then
+			say "$n still running ${i}s after SIGINT: SIGINT again"
+			kill -INT "${pids[$n]}" 2>/dev/null
+		fi
+		sleep 1
+	done
 	if kill -0 "${pids[$n]}" 2>/dev/null; then
 		say "$n did not exit 150 s after SIGINT; its state:"
 		grep -E '^(State|Threads):' "/proc/${pids[$n]}/status"
