@@ -147,15 +147,17 @@ ensure_pristine() {
 		cd "$top"
 		git init -q
 		git config core.autocrlf false
+		# No gc, set before the first commit: that commit's 'git gc
+		# --auto' would repack in the background (the ~80k loose objects
+		# are over its limit) while kernel-tree.sh clones, and the clone
+		# fails on objects that vanish under it ("failed to copy file").
+		git config gc.auto 0
+		git config maintenance.auto false
 		# -f: Debian's top-level .gitignore ignores everything ('/*').
 		git add -f -A
 		GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
 			git "${KMS_GIT_ID[@]}" commit -q --no-verify -m "base: $(basename "$KMS_TARBALL")"
 		git tag base
-		# No gc: 'git gc --auto' would repack in the background (the
-		# ~80k loose objects are over its limit) while kernel-tree.sh
-		# clones, and the clone fails on objects that vanish under it.
-		git config gc.auto 0
 	) || die "creating the pristine git repo failed"
 	printf '%s\n' "$want" > "$top/.git/kmapstack-tarball"
 	rm -rf "$KMS_PRISTINE"
