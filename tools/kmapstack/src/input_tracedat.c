@@ -52,17 +52,34 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 #define OPEN_FLAGS \
 	(TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS)
 
+static int probe_record(struct tracecmd_input *handle, struct tep_record *rec,
+			int cpu, void *data)
+{
+	(void)handle;
+	(void)rec;
+	(void)cpu;
+	(void)data;
+	return 0;
+}
+
 /*
- * libtraceevent does not survive every corrupt event format: open the file
- * once in a child, so that a crash there is a clear error here.
+ * libtraceevent and libtracecmd do not survive every corrupt file (seen: an
+ * event format, and a SEGV in tracecmd_close() after reading corrupt data
+ * pages): read the file through once in a child, so that a crash there is a
+ * clear error here. It costs one more pass of the library over the file.
  */
-static int probe_open(const char *path)
+static int probe_open(const char *path, char *err, size_t errlen)
 {
 	pid_t pid = fork();
 	int status;
 
-	if (pid < 0)
-		return 0;
+	if (pid < 0) {
+		/* Unchecked, the file could crash us: refuse it */
+		snprintf(err, errlen,
+			 "%s: cannot check this trace.dat: fork: %s", path,
+			 strerror(errno));
+		return -1;
+	}
 	if (pid == 0) {
 		struct tracecmd_input *h;
 		int fd = open("/dev/null", O_WRONLY);
@@ -70,14 +87,25 @@ static int probe_open(const char *path)
 		if (fd >= 0)
 			dup2(fd, STDERR_FILENO);
 		h = tracecmd_open(path, OPEN_FLAGS);
-		if (h)
+		if (h) {
+			tracecmd_iterate_events(h, NULL, 0, probe_record, NULL);
 			tracecmd_close(h);
+		}
 		_exit(0);
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return 0;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			snprintf(err, errlen,
+				 "%s: cannot check this trace.dat: waitpid: %s",
+				 path, strerror(errno));
+			return -1;
+		}
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	snprintf(err, errlen,
+		 "%s: cannot read this trace.dat (truncated or corrupt)", path);
+	return -1;
 }
 
 int input_tracedat(const char *path, struct replay *r, struct input_info *info,
@@ -94,7 +122,9 @@ int input_tracedat(const char *path, struct replay *r, struct input_info *info,
 	info->kind = INPUT_TRACEDAT;
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	tep_set_loglevel(TEP_LOG_NONE);
-	handle = probe_open(path) ? NULL : tracecmd_open(path, OPEN_FLAGS);
+	if (probe_open(path, err, errlen))
+		return -1;
+	handle = tracecmd_open(path, OPEN_FLAGS);
 	if (!handle) {
 		snprintf(err, errlen,
 			 "%s: cannot read this trace.dat (truncated or "
