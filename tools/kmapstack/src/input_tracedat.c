@@ -52,6 +52,12 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 #define OPEN_FLAGS \
 	(TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS)
 
+static void corrupt_error(const char *path, char *err, size_t errlen)
+{
+	snprintf(err, errlen,
+		 "%s: cannot read this trace.dat (truncated or corrupt)", path);
+}
+
 static int probe_record(struct tracecmd_input *handle, struct tep_record *rec,
 			int cpu, void *data)
 {
@@ -103,8 +109,7 @@ static int probe_open(const char *path, char *err, size_t errlen)
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
-	snprintf(err, errlen,
-		 "%s: cannot read this trace.dat (truncated or corrupt)", path);
+	corrupt_error(path, err, errlen);
 	return -1;
 }
 
@@ -126,10 +131,7 @@ int input_tracedat(const char *path, struct replay *r, struct input_info *info,
 		return -1;
 	handle = tracecmd_open(path, OPEN_FLAGS);
 	if (!handle) {
-		snprintf(err, errlen,
-			 "%s: cannot read this trace.dat (truncated or "
-			 "corrupt)",
-			 path);
+		corrupt_error(path, err, errlen);
 		return -1;
 	}
 	tep_set_loglevel(TEP_LOG_NONE);
