@@ -7,11 +7,11 @@
 iters=20000
 grep -q ' kmap_stack_save_trace$' /proc/kallsyms && iters=2000
 echo "kmapbench-events off"
-insmod /lib/kmapbench.ko runs=7 iters=$iters 2>/dev/null
+insmod /lib/kmapbench.ko runs=7 iters=$iters && rmmod kmapbench
 dmesg -c | sed -n 's/^.*\(kmapbench: .*\)$/\1 events=off/p'
 if [ -d /sys/kernel/tracing/events/kmap_stack ]; then
 	echo 1 > /sys/kernel/tracing/events/kmap_stack/enable
-	insmod /lib/kmapbench.ko runs=7 iters=$iters 2>/dev/null
+	insmod /lib/kmapbench.ko runs=7 iters=$iters && rmmod kmapbench
 	echo 0 > /sys/kernel/tracing/events/kmap_stack/enable
 	dmesg -c | sed -n 's/^.*\(kmapbench: .*\)$/\1 events=on/p'
 fi

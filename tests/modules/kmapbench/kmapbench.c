@@ -10,8 +10,10 @@
  *
  *   kmapbench: api=local page=high depth=4 ctx=task ns=12.34 runs=5 iters=20000
  *
- * The module does its work in init and then refuses to load (-EAGAIN), so it
- * can be run again without rmmod.
+ * The module does its work in init and stays loaded (nothing to do then):
+ * rmmod it to run it again.  It does not fail its init on purpose to avoid
+ * the rmmod, because busybox's insmod answers any finit_module() error by
+ * trying init_module() with the same file, which would run it twice.
  */
 #include <linux/highmem.h>
 #include <asm/kmap_size.h>
@@ -130,6 +132,7 @@ static int __init kmapbench_init(void)
 {
 	static const int depths[] = { 1, 4, 16 };
 	int p, d, a, irq, i;
+	int ret = -ENOMEM;
 
 	for (p = 0; p < 2; p++)
 		for (d = 0; d < MAX_DEPTH; d++) {
@@ -145,14 +148,20 @@ static int __init kmapbench_init(void)
 		bench_case(true, false, 0, 1, irq);
 	}
 	pr_info("kmapbench: done\n");
+	ret = 0;
 out:
 	for (p = 0; p < 2; p++)
 		for (d = 0; d < MAX_DEPTH; d++)
 			if (pages[p][d])
 				__free_page(pages[p][d]);
-	return -EAGAIN;
+	return ret;
+}
+
+static void __exit kmapbench_exit(void)
+{
 }
 
 module_init(kmapbench_init);
+module_exit(kmapbench_exit);
 MODULE_DESCRIPTION("Cost of kmap_local/kmap_atomic map+unmap pairs");
 MODULE_LICENSE("GPL");
