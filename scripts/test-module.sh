@@ -6,8 +6,11 @@
 # kernel log would, that:
 #   - bug=wrong_order gives one "kmap_stack: mismatched unmap" WARN naming
 #     the module's unmapping function and both mapping functions;
+#   - with DEBUG_KMAP_STACK_TRACES, the wrong_order report lists the stack
+#     of both mappings;
 #   - bug=leak_user (init_module() returns holding a mapping) is reported on
-#     return to user space, naming insmod and the mapping function;
+#     return to user space, naming insmod and the mapping function; it is
+#     made with kmap_stack.stack_traces=0, so its report has no stack;
 #   - bug=balanced gives no report;
 #   - debugfs kmap_stack/stats counted the violations.
 # Ends with "N passed, N failed"; exit 1 on any failure.
@@ -64,6 +67,14 @@ expect wrong_order "unmapping function named" "unmaps" "at: kmapbug_unmap_first+
 expect wrong_order "mapping function named" "was mapped in task context at: kmapbug_map_first+"
 expect wrong_order "top of stack named" "the top of the stack was mapped at: kmapbug_map_second+"
 expect wrong_order "a WARN at the unmap site" "WARNING: CPU: " "kmapbug_unmap_first+"
+if grep -q '^CONFIG_DEBUG_KMAP_STACK_TRACES=y' "$out/.config"; then
+	# each mapping's stack, two spaces in after the time stamp (a WARN's
+	# call trace has one), under the mappings the report names
+	expect_count wrong_order "]   kmapbug_wrong_order+" 2
+	expect_count wrong_order "]   kmapbug_init+" 2
+	# kmap_stack.stack_traces=0 while the leaked mapping was made
+	expect_count leak_user "]   kmapbug_map_third+" 0
+fi
 expect_count leak_user "kmap_stack: " 1
 expect leak_user "title" "kmap_stack: mapping held on return to user space"
 expect leak_user "task named" "insmod/" "returns to user space holding 1 mapping(s)"
