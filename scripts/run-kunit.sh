@@ -22,6 +22,8 @@
 #   KMAPSTACK_FAIL_ON_SKIP=1, KMAPSTACK_FAIL_ON_WARN=1 (any 'WARNING:' in the log)
 #   KMAPSTACK_EXPECT_PASS=N  the suite must have exactly N passing cases
 #   KMAPSTACK_EXPECT_HIGHMEM=0  skip the HighMem check (e.g. with -m 512M)
+#   KMAPSTACK_OUT        boot this build directory's kernel instead
+#   KMAPSTACK_KUNIT_LOGDIR  where the logs go (default build/, build/cross/)
 #   plus everything build-kernel.sh and boot.sh read.
 # Outputs: build/kunit-ARCH.log (console), build/kunit-ARCH.json (kunit.py --json);
 #   build/cross/kunit-ARCH.* for the cross arches
@@ -34,6 +36,7 @@ check_any_arch "$1"; shift
 suite=${KMAPSTACK_SUITE:-kmap_stack}
 logdir=$KMS_BUILD
 [ "$KMS_CROSS_ARCH" = 0 ] || logdir=$KMS_BUILD/cross
+logdir=${KMAPSTACK_KUNIT_LOGDIR:-$logdir}
 mkdir -p "$logdir"
 log=$logdir/kunit-$KMS_ARCH.log
 json=$logdir/kunit-$KMS_ARCH.json

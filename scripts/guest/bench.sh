@@ -15,3 +15,12 @@ if [ -d /sys/kernel/tracing/events/kmap_stack ]; then
 	echo 0 > /sys/kernel/tracing/events/kmap_stack/enable
 	dmesg -c | sed -n 's/^.*\(kmapbench: .*\)$/\1 events=on/p'
 fi
+# A kernel with the stack traces built in, with them switched off at run
+# time (kmap_stack.stack_traces=0): the fast paths again
+st=/sys/module/kmap_stack/parameters/stack_traces
+if [ -w $st ]; then
+	echo 0 > $st
+	insmod /lib/kmapbench.ko runs=7 iters=20000 && rmmod kmapbench
+	echo 1 > $st
+	dmesg -c | sed -n 's/^.*\(kmapbench: .*\)$/\1 events=off stack_traces=off/p'
+fi

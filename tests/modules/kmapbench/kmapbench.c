@@ -32,8 +32,10 @@ module_param(iters, uint, 0444);
 #define MAX_DEPTH	16
 #define MAX_RUNS	15
 
-/* Highmem mappings the real kmap stack holds (16 is one too many without
- * DEBUG_KMAP_LOCAL's larger array) */
+/*
+ * Highmem mappings the real kmap stack holds (16 is one too many without
+ * DEBUG_KMAP_LOCAL's larger array)
+ */
 #ifdef CONFIG_HIGHMEM
 #define REAL_SLOTS \
 	((KM_MAX_IDX - 1) / (IS_ENABLED(CONFIG_DEBUG_KMAP_LOCAL) ? 2 : 1))
@@ -42,10 +44,18 @@ module_param(iters, uint, 0444);
 #endif
 
 static struct page *pages[2][MAX_DEPTH];	/* [lowmem, highmem] */
-static DEFINE_SPINLOCK(bench_lock);
+/*
+ * One lock for task context, one for the hard interrupt: a lock taken with
+ * interrupts on and in a hard interrupt is a lockdep splat ("inconsistent
+ * lock state"), after which lockdep turns itself off and the reference
+ * figure would be the cost of a disabled lockdep
+ */
+static DEFINE_SPINLOCK(bench_lock_task);
+static DEFINE_SPINLOCK(bench_lock_irq);
 
 struct bench {
 	bool atomic, spin;
+	spinlock_t *lock;	/* the spin_lock() case: this context's lock */
 	int page, depth;
 	u64 ns;
 	struct irq_work work;
@@ -59,8 +69,8 @@ static noinline void bench_round(struct bench *b)
 
 	for (i = 0; i < iters; i++) {
 		if (b->spin) {
-			spin_lock(&bench_lock);
-			spin_unlock(&bench_lock);
+			spin_lock(b->lock);
+			spin_unlock(b->lock);
 			continue;
 		}
 		for (d = 0; d < b->depth; d++)
@@ -97,9 +107,14 @@ static int cmp_u64(const void *a, const void *b)
 
 static void bench_case(bool spin, bool atomic, int page, int depth, bool irq)
 {
-	struct bench b = { .atomic = atomic, .spin = spin, .page = page };
+	struct bench b = {
+		.atomic	= atomic,
+		.spin	= spin,
+		.lock	= irq ? &bench_lock_irq : &bench_lock_task,
+		.page	= page,
+	};
 	u64 t[MAX_RUNS], med;
-	unsigned int r, n = min(runs, (unsigned int)MAX_RUNS);
+	unsigned int r, n = min_t(unsigned int, runs, MAX_RUNS);
 
 	if (page && depth > REAL_SLOTS)
 		depth = REAL_SLOTS;
