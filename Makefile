@@ -10,7 +10,7 @@
 #   make kernel ARCH=x86_64|i386    configure (lean fragments) and build
 #   make kunit-x86_64 kunit-i386    boot and run the KUnit suite kmap_stack
 #   make checkpatch       scripts/checkpatch.pl --strict on every patch
-#   make bisect-build     build the tree at every patch of the series
+#   make bisect-build     build and boot the tree at every patch of the series
 #   make cross-check      build for arm, mips, powerpc, sparc32, arc (HIGHMEM)
 #   make check-cross      cross-check + KUnit booted on arm, mips, powerpc
 #                         (docs/architectures.md)
@@ -101,7 +101,7 @@ check-cross:
 	bash scripts/check-cross.sh
 
 bisect-build:
-	bash scripts/bisect-build.sh x86_64
+	bash scripts/bisect-build.sh x86_64 i386
 
 tools:
 	$(MAKE) -C tools/kmapstack
