@@ -67,6 +67,19 @@ def fig(rows, arch, mode, api, page, depth, ctx, variant, events='off'):
     return rows.get((arch, mode, api, page, str(depth), ctx), {}).get((variant, events))
 
 
+def worst_difference(rows, keys, variant_a, variant_b):
+    """(a - b, key, a, b) for the kmap figure of KEYS where VARIANT_A, events
+    off, exceeds VARIANT_B, events off, the most; None without figures."""
+    worst = None
+    for k in keys:
+        if k[2] == 'spin_lock':
+            continue
+        a, b = rows[k].get((variant_a, 'off')), rows[k].get((variant_b, 'off'))
+        if a and b and (worst is None or a - b > worst[0]):
+            worst = (a - b, k, a, b)
+    return worst
+
+
 def goals(rows):
     """The goals of issue 6, each computed on every figure it concerns."""
     out = ['\n### Goals, computed from the figures above\n',
@@ -106,13 +119,7 @@ def goals(rows):
                                f'worst case {k[2]} depth {k[4]} {k[5]}: +{d:.1f} {unit} '
                                f'({a:.1f} vs {b:.1f}) | {"met" if d < 10 else "NOT met"} |')
             # 3. a disabled tracepoint: events off vs events compiled out
-            worst = None
-            for k in keys:
-                if k[2] == 'spin_lock':
-                    continue
-                a, b = rows[k].get(('kmap_stack', 'off')), rows[k].get(('kmap_stack_notrace', 'off'))
-                if a and b and (worst is None or a - b > worst[0]):
-                    worst = (a - b, k, a, b)
+            worst = worst_difference(rows, keys, 'kmap_stack', 'kmap_stack_notrace')
             if worst:
                 d, k, a, b = worst
                 # "nothing measurable": at most 2 instructions a pair (in
@@ -126,13 +133,7 @@ def goals(rows):
                            f'compiled in and off, {b:.1f} compiled out (+{d:.1f}) | '
                            f'{"met" if ok else "NOT met"} |')
             # reference: stack traces built in and switched off at run time
-            worst = None
-            for k in keys:
-                if k[2] == 'spin_lock':
-                    continue
-                a, b = rows[k].get(('kmap_stack_traces:st=0', 'off')), rows[k].get(('kmap_stack', 'off'))
-                if a and b and (worst is None or a - b > worst[0]):
-                    worst = (a - b, k, a, b)
+            worst = worst_difference(rows, keys, 'kmap_stack_traces:st=0', 'kmap_stack')
             if worst:
                 d, k, a, b = worst
                 out.append(f'| reference: DEBUG_KMAP_STACK_TRACES with kmap_stack.stack_traces=0 '
