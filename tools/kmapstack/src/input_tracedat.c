@@ -2,6 +2,7 @@
 /* kmapstack: trace.dat files, read through libtracecmd and libtraceevent */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -69,13 +70,29 @@ static int probe_record(struct tracecmd_input *handle, struct tep_record *rec,
 }
 
 /*
+ * The probe child's time limit: the library reads some 250 MB/s here, so
+ * 5 s plus 1 s per 20 MB is ten times what a sound file needs.
+ */
+static unsigned int probe_seconds(const char *path)
+{
+	struct stat st;
+	unsigned long long mb = 0;
+
+	if (stat(path, &st) == 0 && st.st_size > 0)
+		mb = (unsigned long long)st.st_size >> 20;
+	return 5 + (unsigned int)(mb / 20 < 3600 ? mb / 20 : 3600);
+}
+
+/*
  * libtraceevent and libtracecmd do not survive every corrupt file (seen: an
- * event format, and a SEGV in tracecmd_close() after reading corrupt data
- * pages): read the file through once in a child, so that a crash there is a
- * clear error here. It costs one more pass of the library over the file.
+ * event format, a SEGV in tracecmd_close() after reading corrupt data
+ * pages, and an endless loop over corrupt page headers): read the file
+ * through once in a child with a time limit, so that a crash or a hang
+ * there is a clear error here. It costs one more pass over the file.
  */
 static int probe_open(const char *path, char *err, size_t errlen)
 {
+	unsigned int limit = probe_seconds(path);
 	pid_t pid = fork();
 	int status;
 
@@ -92,6 +109,9 @@ static int probe_open(const char *path, char *err, size_t errlen)
 
 		if (fd >= 0)
 			dup2(fd, STDERR_FILENO);
+		/* The default action of SIGALRM ends the child */
+		signal(SIGALRM, SIG_DFL);
+		alarm(limit);
 		h = tracecmd_open(path, OPEN_FLAGS);
 		if (h) {
 			tracecmd_iterate_events(h, NULL, 0, probe_record, NULL);
@@ -109,6 +129,14 @@ static int probe_open(const char *path, char *err, size_t errlen)
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
+		snprintf(
+			err, errlen,
+			"%s: cannot read this trace.dat (corrupt: the trace-cmd "
+			"library did not get through it in %u s)",
+			path, limit);
+		return -1;
+	}
 	corrupt_error(path, err, errlen);
 	return -1;
 }

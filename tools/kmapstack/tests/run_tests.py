@@ -287,6 +287,11 @@ def run_bad_inputs(rn, only):
         write(p, data[:10] + b"\xff" * 300)
         cases.append(("trace.dat magic then junk", ["check", p],
                       r"truncated or corrupt"))
+    # found by fuzz_tracedat: libtracecmd reads it for ever
+    loop = os.path.join(HERE, "..", "fuzz", "regressions", "dat",
+                        "libtracecmd-endless-loop.dat")
+    cases.append(("trace.dat that libtracecmd reads for ever",
+                  ["check", loop], r"did not get through it in 5 s"))
     other = os.path.join(rn.work, "other")
     r = subprocess.run([PY, GEN, "--system", "other",
                         os.path.join(HERE, "scenarios", "clean.scn"), other],
