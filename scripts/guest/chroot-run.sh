@@ -26,9 +26,6 @@ mkdir -p $R
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000 hostroot $R ||
 	fail "cannot mount the 9p host root (tag hostroot)" 101
 [ -d "$R$out" ] || fail "output directory $out does not exist in the host root" 102
-mount -t 9p -o trans=virtio,version=9p2000.L,rw,msize=512000 kmsout "$R$out" ||
-	fail "cannot mount the 9p output directory (tag kmsout) on $out" 103
-[ -f "$R$out/cmd.sh" ] || fail "$out/cmd.sh not found" 104
 
 mount -t proc proc $R/proc || fail "mount proc"
 mount -t sysfs sysfs $R/sys || fail "mount sysfs"
@@ -38,11 +35,27 @@ mount -t devpts devpts $R/dev/pts 2>/dev/null
 mount -t tmpfs tmpfs $R/dev/shm
 mount -t debugfs debugfs $R/sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs $R/sys/kernel/tracing 2>/dev/null
+# A project checked out under one of these (/tmp/x, /home/u/x, /root/x)
+# stays visible: its top directory there is bound back over the tmpfs.
 for d in /tmp /run /var/tmp /var/log /var/cache /root /home /mnt /media; do
 	[ -d "$R$d" ] || continue
+	top=
+	case "$out" in "$d"/*) rel=${out#"$d"/}; top=$d/${rel%%/*} ;; esac
+	if [ -n "$top" ]; then
+		mkdir -p /kms-keep
+		mount -o bind "$R$top" /kms-keep || fail "bind $top"
+	fi
 	mount -t tmpfs -o mode=1777 tmpfs "$R$d" || fail "tmpfs on $d"
+	if [ -n "$top" ]; then
+		mkdir -p "$R$top"
+		mount -o bind /kms-keep "$R$top" || fail "bind $top back"
+		umount /kms-keep
+	fi
 done
 chmod 700 $R/root 2>/dev/null
+mount -t 9p -o trans=virtio,version=9p2000.L,rw,msize=512000 kmsout "$R$out" ||
+	fail "cannot mount the 9p output directory (tag kmsout) on $out" 103
+[ -f "$R$out/cmd.sh" ] || fail "$out/cmd.sh not found" 104
 
 cpus=$(grep -c ^processor /proc/cpuinfo)
 say "chroot ready: $(uname -r), $cpus cpu(s), running $out/cmd.sh"
