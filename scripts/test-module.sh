@@ -11,6 +11,8 @@
 #   - bug=leak_user (init_module() returns holding a mapping) is reported on
 #     return to user space, naming insmod and the mapping function; it is
 #     made with kmap_stack.stack_traces=0, so its report has no stack;
+#   - booted with kmap_stack.stack_traces=0, the parameter reads N and a
+#     report has no stack;
 #   - bug=balanced gives no report;
 #   - debugfs kmap_stack/stats counted the violations.
 # Ends with "N passed, N failed"; exit 1 on any failure.
@@ -83,6 +85,20 @@ expect_count balanced "kmap_stack: " 0
 expect balanced "module loaded" "kmapbug: bug=balanced"
 expect stats "mismatch counted" "violations.mismatch: 1"
 expect stats "leak counted" "violations.leak_user: 1"
+
+# A second boot with kmap_stack.stack_traces=0 on the command line: the
+# parameter reads N and the wrong_order report has no stacks
+if grep -q '^CONFIG_DEBUG_KMAP_STACK_TRACES=y' "$out/.config"; then
+	log=$KMS_BUILD/module-$arch-notraces.log
+	"$KMS_SCRIPTS/boot.sh" "$arch" -i "$initrd" -l "$log" -t 600 \
+		-a "kunit.enable=0 loglevel=1 kmap_stack.stack_traces=0" >/dev/null ||
+		die "guest boot failed, see $log"
+	tr -d '\r' < "$log" > "$log.txt"
+	expect boot_param "kmap_stack.stack_traces=0 reads N" "step-boot_param| N"
+	expect_count boot_wrong_order "kmap_stack: " 1
+	expect boot_wrong_order "mapping function named" "was mapped in task context at: kmapbug_map_first+"
+	expect_count boot_wrong_order "]   kmapbug_wrong_order+" 0
+fi
 
 echo "test-module $arch: $pass passed, $fail failed"
 echo "$pass passed, $fail failed"
