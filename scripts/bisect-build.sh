@@ -43,8 +43,11 @@ boot_check() {
 		return
 	fi
 	log=$bdir/boot-$arch-$n.log
-	mkdir -p "$bdir/initramfs"
-	"$KMS_SCRIPTS/mkinitramfs.sh" "$bdir/initramfs/$arch.cpio" "$arch" >/dev/null
+	# one initramfs per arch and run, made at its first boot without KUnit
+	if [ ! -f "$bdir/initramfs/$arch.cpio" ]; then
+		mkdir -p "$bdir/initramfs"
+		"$KMS_SCRIPTS/mkinitramfs.sh" "$bdir/initramfs/$arch.cpio" "$arch" >/dev/null
+	fi
 	"$KMS_SCRIPTS/boot.sh" "$arch" -k "$out/$KMS_IMAGE" -i "$bdir/initramfs/$arch.cpio" \
 		-l "$log" -t 600 -a "kunit.enable=0" > "$log.stdout" 2>&1 ||
 		die "$arch: the kernel at patch #$2 kernel-patch/$3 does not boot (log: $log)"
@@ -56,6 +59,7 @@ boot_check() {
 }
 tree=$bdir/linux
 mkdir -p "$bdir"
+rm -rf "$bdir/initramfs"
 for arch in "$@"; do
 	check_arch "$arch"
 	"$KMS_SCRIPTS/kernel-tree.sh" --base-only "$tree"

@@ -6,21 +6,26 @@
 # 2000 rounds instead of 20000 (the figures are per pair either way).
 iters=20000
 grep -q ' kmap_stack_save_trace$' /proc/kallsyms && iters=2000
+
+# bench ITERS LABEL...: one run of kmapbench, its figures tagged with LABEL
+bench() {
+	n=$1; shift
+	insmod /lib/kmapbench.ko runs=7 iters=$n && rmmod kmapbench
+	dmesg -c | sed -n "s/^.*\(kmapbench: .*\)\$/\1 $*/p"
+}
+
 echo "kmapbench-events off"
-insmod /lib/kmapbench.ko runs=7 iters=$iters && rmmod kmapbench
-dmesg -c | sed -n 's/^.*\(kmapbench: .*\)$/\1 events=off/p'
+bench $iters events=off
 if [ -d /sys/kernel/tracing/events/kmap_stack ]; then
 	echo 1 > /sys/kernel/tracing/events/kmap_stack/enable
-	insmod /lib/kmapbench.ko runs=7 iters=$iters && rmmod kmapbench
+	bench $iters events=on
 	echo 0 > /sys/kernel/tracing/events/kmap_stack/enable
-	dmesg -c | sed -n 's/^.*\(kmapbench: .*\)$/\1 events=on/p'
 fi
 # A kernel with the stack traces built in, with them switched off at run
 # time (kmap_stack.stack_traces=0): the fast paths again
 st=/sys/module/kmap_stack/parameters/stack_traces
 if [ -w $st ]; then
 	echo 0 > $st
-	insmod /lib/kmapbench.ko runs=7 iters=20000 && rmmod kmapbench
+	bench 20000 events=off stack_traces=off
 	echo 1 > $st
-	dmesg -c | sed -n 's/^.*\(kmapbench: .*\)$/\1 events=off stack_traces=off/p'
 fi
