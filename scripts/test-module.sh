@@ -87,6 +87,19 @@ expect_count balanced "kmap_stack: " 0
 expect balanced "module loaded" "kmapbug: bug=balanced"
 expect stats "mismatch counted" "violations.mismatch: 1"
 expect stats "leak counted" "violations.leak_user: 1"
+# Unmapping an address twice: reported, and the real state stays as
+# mm/highmem.c left it: a task with a slot in use is still pinned
+expect double_unmap "title" "kmap_stack: unmap of an address that is not mapped in kmapbug_unmap_second+"
+line=$(grep -F "step-double_unmap| " "$log.txt" | grep -o 'kmap_ctrl.idx=-\?[0-9]* migration_disabled=-\?[0-9]*' | head -n 1 || true)
+idx=${line#kmap_ctrl.idx=}; idx=${idx%% *}; pinned=${line##*=}
+if [ -n "$line" ] && ! { [ "$idx" -gt 0 ] && [ "$pinned" = 0 ]; }; then
+	pass=$((pass + 1)); echo "PASS $arch double_unmap: real state consistent ($line)"
+else
+	fail=$((fail + 1)); echo "FAIL $arch double_unmap: '${line:-no state line}'"
+fi
+# A module whose init fails holding a mapping: named while its code exists
+expect leak_init_fail "title" "kmap_stack: mapping held by a module being removed in kmapbug_map_third+" "[kmapbug]"
+expect leak_init_fail "holder named" "held by insmod/"
 
 # A second boot with kmap_stack.stack_traces=0 on the command line: the
 # parameter reads N and the wrong_order report has no stacks

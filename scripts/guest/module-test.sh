@@ -25,3 +25,6 @@ step leak_user sh -c "[ ! -w $traces ] || echo 0 > $traces
 	insmod /lib/kmapbug.ko bug=leak_user; [ ! -w $traces ] || echo 1 > $traces"
 step balanced insmod /lib/kmapbug.ko bug=balanced
 step stats cat /sys/kernel/debug/kmap_stack/stats
+# After the counts above: each of these also leaks a mapping to user space
+step double_unmap insmod /lib/kmapbug.ko bug=double_unmap
+step leak_init_fail insmod /lib/kmapbug.ko bug=leak_init_fail

@@ -5,6 +5,10 @@
  *
  *   insmod kmapbug.ko bug=wrong_order  unmap the outer of two mappings first
  *   insmod kmapbug.ko bug=leak_user    return from init_module() holding one
+ *   insmod kmapbug.ko bug=double_unmap unmap the inner of two mappings twice
+ *   insmod kmapbug.ko bug=leak_init_fail  fail init_module() holding one: the
+ *                                      module's code is gone before the task
+ *                                      returns to user space
  *   insmod kmapbug.ko bug=hold         a kthread holds three mappings, nested,
  *                                      until the module is removed (post-mortem)
  *   insmod kmapbug.ko bug=balanced     correct use only: must stay silent
@@ -31,7 +35,7 @@
 
 static char *bug = "balanced";
 module_param(bug, charp, 0444);
-MODULE_PARM_DESC(bug, "wrong_order, leak_user, hold or balanced");
+MODULE_PARM_DESC(bug, "wrong_order, leak_user, double_unmap, leak_init_fail, hold or balanced");
 
 static struct page *pages[3];
 static struct task_struct *holder;
@@ -63,16 +67,20 @@ static noinline void *kmapbug_map_third(struct page *page)
 	return p;
 }
 
+/*
+ * The unmap helpers do not touch the page: after a wrong-order unmap,
+ * mm/highmem.c has torn down the top mapping, whichever was asked for.
+ */
 static noinline void kmapbug_unmap_first(void *addr)
 {
-	WRITE_ONCE(*(u32 *)addr, 4);
 	kunmap_local(addr);
+	barrier();
 }
 
 static noinline void kmapbug_unmap_second(void *addr)
 {
-	WRITE_ONCE(*(u32 *)addr, 5);
 	kunmap_local(addr);
+	barrier();
 }
 
 static noinline void kmapbug_wrong_order(void)
@@ -96,6 +104,30 @@ static noinline void kmapbug_balanced(void)
 static noinline void kmapbug_leak_user(void)
 {
 	kmapbug_map_third(pages[2]);
+}
+
+/*
+ * Unmap the inner mapping twice: the second unmap names an address that is
+ * on no slot. The real kmap state must stay consistent: a task that still
+ * has a slot in use is still pinned to its CPU.
+ */
+static noinline void kmapbug_double_unmap(void)
+{
+	int idx = -1, pinned = -1;
+	void *b;
+
+	kmapbug_map_first(pages[0]);
+	b = kmapbug_map_second(pages[1]);
+	kmapbug_unmap_second(b);
+	kmapbug_unmap_second(b);
+#ifdef CONFIG_KMAP_LOCAL
+	idx = current->kmap_ctrl.idx;
+#endif
+#ifdef CONFIG_SMP
+	pinned = current->migration_disabled;
+#endif
+	pr_info("kmapbug: double_unmap: kmap_ctrl.idx=%d migration_disabled=%d\n",
+		idx, pinned);
 }
 
 static int kmapbug_holder(void *data)
@@ -143,6 +175,8 @@ static int kmapbug_do(const char *name)
 		kmapbug_wrong_order();
 	else if (sysfs_streq(name, "leak_user"))
 		kmapbug_leak_user();
+	else if (sysfs_streq(name, "double_unmap"))
+		kmapbug_double_unmap();
 	else if (sysfs_streq(name, "hold"))
 		return kmapbug_hold();
 	else if (sysfs_streq(name, "release"))
@@ -173,7 +207,7 @@ static const struct kernel_param_ops kmapbug_run_ops = {
 	.set = kmapbug_run_set,
 };
 module_param_cb(run, &kmapbug_run_ops, NULL, 0200);
-MODULE_PARM_DESC(run, "wrong_order, leak_user, hold, release or balanced, now");
+MODULE_PARM_DESC(run, "wrong_order, leak_user, double_unmap, hold, release or balanced, now");
 
 static int __init kmapbug_init(void)
 {
@@ -189,6 +223,12 @@ static int __init kmapbug_init(void)
 	pr_info("kmapbug: bug=%s\n", bug);
 	if (sysfs_streq(bug, "release")) {
 		err = -EINVAL;
+		goto free;
+	}
+	/* Fail the init holding a mapping, as a buggy driver would */
+	if (sysfs_streq(bug, "leak_init_fail")) {
+		kmapbug_leak_user();
+		err = -EIO;
 		goto free;
 	}
 	err = kmapbug_do(bug);
