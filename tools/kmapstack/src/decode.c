@@ -147,7 +147,6 @@ static int clamp_int(long long v)
 
 int decoder_site(struct decoder *d, unsigned long long addr)
 {
-	size_t j;
 	const char *name;
 	unsigned long long start;
 	char buf[512];
@@ -155,31 +154,9 @@ int decoder_site(struct decoder *d, unsigned long long addr)
 
 	if (!addr)
 		return KMS_NO_SITE;
-	if (!d->ncache || (d->used + 1) * 2 > d->ncache) {
-		size_t n = d->ncache ? d->ncache * 2 : 4096;
-		struct addr_slot *c = calloc(n, sizeof(*c));
-
-		if (!c)
-			abort();
-		for (size_t i = 0; i < d->ncache; i++) {
-			if (!d->cache[i].site)
-				continue;
-			j = (d->cache[i].addr * 0x9e3779b97f4a7c15ULL >> 20) &
-			    (n - 1);
-			while (c[j].site)
-				j = (j + 1) & (n - 1);
-			c[j] = d->cache[i];
-		}
-		free(d->cache);
-		d->cache = c;
-		d->ncache = n;
-	}
-	j = (addr * 0x9e3779b97f4a7c15ULL >> 20) & (d->ncache - 1);
-	while (d->cache[j].site) {
-		if (d->cache[j].addr == addr)
-			return d->cache[j].site - 1;
-		j = (j + 1) & (d->ncache - 1);
-	}
+	site = htab_get(&d->cache, addr);
+	if (site >= 0)
+		return site;
 	name = tep_find_function(d->tep, addr);
 	if (name) {
 		start = tep_find_function_address(d->tep, addr);
@@ -188,9 +165,7 @@ int decoder_site(struct decoder *d, unsigned long long addr)
 		snprintf(buf, sizeof(buf), "0x%llx", addr);
 	}
 	site = sites_intern(buf, strlen(buf));
-	d->cache[j].addr = addr;
-	d->cache[j].site = site + 1;
-	d->used++;
+	htab_add(&d->cache, addr, site);
 	return site;
 }
 
@@ -271,7 +246,5 @@ int decoder_decode(struct decoder *d, struct tep_record *rec,
 
 void decoder_free(struct decoder *d)
 {
-	free(d->cache);
-	d->cache = NULL;
-	d->ncache = d->used = 0;
+	htab_free(&d->cache);
 }

@@ -9,6 +9,7 @@
 
 #include <event-parse.h>
 
+#include "htab.h"
 #include "kms.h"
 
 enum dec_field {
@@ -29,18 +30,12 @@ struct dec_event {
 	struct tep_format_field *f[DF_NR];
 };
 
-struct addr_slot {
-	unsigned long long addr;
-	int site; /* + 1, 0 empty */
-};
-
 struct decoder {
 	struct tep_handle *tep;
 	struct dec_event ev[3]; /* push, pop, violation */
 	int min_size[3];
 	struct tep_format_field *f_flags; /* common_flags, may be NULL */
-	struct addr_slot *cache; /* address -> call site */
-	size_t ncache, used;
+	struct htab cache; /* address -> call site */
 	long long bad_records;
 };
 

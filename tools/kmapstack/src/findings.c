@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xalloc.h"
 #include "findings.h"
 
 void findings_init(struct findings *f, int max)
@@ -25,9 +26,7 @@ int findings_add(struct findings *f, int kind)
 	}
 	if (f->n == f->cap) {
 		f->cap = f->cap ? f->cap * 2 : 64;
-		f->v = realloc(f->v, sizeof(*f->v) * f->cap);
-		if (!f->v)
-			abort();
+		f->v = xrealloc(f->v, sizeof(*f->v) * f->cap);
 	}
 	x = &f->v[f->n];
 	memset(x, 0, sizeof(*x));
@@ -48,9 +47,7 @@ void findings_add_frame(struct findings *f, int idx, const struct frame *fr)
 
 	if (idx < 0)
 		return;
-	x->frames = realloc(x->frames, sizeof(*fr) * (x->nframes + 1));
-	if (!x->frames)
-		abort();
+	x->frames = xrealloc(x->frames, sizeof(*fr) * (x->nframes + 1));
 	x->frames[x->nframes++] = *fr;
 }
 
@@ -61,9 +58,7 @@ struct gap *findings_add_gap(struct findings *f)
 		return NULL;
 	if (f->ngaps == f->cap_gaps) {
 		f->cap_gaps = f->cap_gaps ? f->cap_gaps * 2 : 16;
-		f->gaps = realloc(f->gaps, sizeof(*f->gaps) * f->cap_gaps);
-		if (!f->gaps)
-			abort();
+		f->gaps = xrealloc(f->gaps, sizeof(*f->gaps) * f->cap_gaps);
 	}
 	memset(&f->gaps[f->ngaps], 0, sizeof(f->gaps[0]));
 	return &f->gaps[f->ngaps++];

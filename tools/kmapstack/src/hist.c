@@ -2,6 +2,7 @@
 /* kmapstack: the log-linear histogram of hold times */
 #include <stdlib.h>
 
+#include "xalloc.h"
 #include "hist.h"
 
 int hist_index(uint64_t v)
@@ -38,9 +39,7 @@ uint64_t hist_bucket_hi(int i)
 void hist_add(struct hist *h, uint64_t v)
 {
 	if (!h->b) {
-		h->b = calloc(HIST_BUCKETS, sizeof(*h->b));
-		if (!h->b)
-			abort();
+		h->b = xcalloc(HIST_BUCKETS, sizeof(*h->b));
 	}
 	if (!h->count || v < h->min)
 		h->min = v;
@@ -90,9 +89,7 @@ void hist_merge(struct hist *dst, const struct hist *src)
 	if (!src->count)
 		return;
 	if (!dst->b) {
-		dst->b = calloc(HIST_BUCKETS, sizeof(*dst->b));
-		if (!dst->b)
-			abort();
+		dst->b = xcalloc(HIST_BUCKETS, sizeof(*dst->b));
 	}
 	if (!dst->count || src->min < dst->min)
 		dst->min = src->min;

@@ -15,6 +15,18 @@ enum input_kind {
 	INPUT_TRACEDAT,
 	INPUT_TEXT,
 	INPUT_LIVE,
+	INPUT_PERF, /* perf.data: read through perf script */
+};
+
+/* an opened input: its kind and the first bytes already read */
+struct input_src {
+	int fd;
+	int kind;
+	int regular;
+	unsigned long long size; /* bytes, as far as known */
+	char path[4096]; /* for the trace libraries: may be /proc/self/fd/N */
+	unsigned char head[4096];
+	size_t nhead;
 };
 
 struct input_info {
@@ -25,13 +37,32 @@ struct input_info {
 	long long lines; /* text: lines read */
 	int progress; /* show progress on stderr */
 	unsigned long long last_ts; /* of the last event */
+	char clock[32]; /* the trace clock, "" if not known (then ns) */
 };
 
-/* what a file is, by its first bytes: INPUT_TRACEDAT, INPUT_TEXT or -1 */
-int input_detect(const char *path, char *err, size_t errlen);
-int input_tracedat(const char *path, struct replay *r, struct input_info *info,
-		   char *err, size_t errlen);
-int input_text(const char *path, struct replay *r, struct input_info *info,
+/* the trace clock of the input, and the unit of its timestamps */
+void input_set_clock(struct input_info *info, const char *clock);
+const char *input_time_unit(const struct input_info *info);
+
+/* open path ('-': stdin) and tell its kind; input_close() after */
+int input_open(const char *path, struct input_src *src, char *err,
+	       size_t errlen);
+void input_close(struct input_src *src);
+/*
+ * A trace.dat, read once in a child process that streams the decoded
+ * events: a crash or a hang of the trace libraries on a corrupt file is
+ * a clear error here.
+ */
+int input_tracedat(struct input_src *src, struct replay *r,
+		   struct input_info *info, char *err, size_t errlen);
+/* the same pass in this process (the fuzzer; no protection) */
+int input_tracedat_direct(const char *path, struct replay *r,
+			  struct input_info *info, char *err, size_t errlen);
+/* text from src->fd, after its head */
+int input_text(struct input_src *src, struct replay *r, struct input_info *info,
+	       char *err, size_t errlen);
+/* a perf.data, through the text of perf script */
+int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 	       char *err, size_t errlen);
 /* text from a buffer, for the fuzzer and the unit tests */
 int input_text_buffer(const char *buf, size_t len, struct replay *r,

@@ -12,6 +12,7 @@
 
 #include <tracefs.h>
 
+#include "xalloc.h"
 #include "decode.h"
 #include "input.h"
 #include "input_record.h"
@@ -56,9 +57,7 @@ static char *read_all(const char *path, size_t *len)
 	for (;;) {
 		if (n + 65536 + 1 > cap) {
 			cap = (cap ? cap * 2 : 1 << 20) + 65536;
-			buf = realloc(buf, cap);
-			if (!buf)
-				abort();
+			buf = xrealloc(buf, cap);
 		}
 		got = fread(buf + n, 1, 65536, fp);
 		n += got;

@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "input.h"
 #include "progress.h"
 #include "text_parse.h"
+#include "xalloc.h"
 
 /* lines longer than this are not trace lines */
 #define MAX_LINE (64 * 1024)
@@ -67,38 +69,73 @@ int input_text_buffer(const char *buf, size_t len, struct replay *r,
 	return text_done("<buffer>", info, err, errlen);
 }
 
-int input_text(const char *path, struct replay *r, struct input_info *info,
-	       char *err, size_t errlen)
-{
-	FILE *fp = fopen(path, "r");
-	struct progress prog;
-	struct stat st;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	unsigned long long done = 0;
+#define READ_BUF (1 << 20)
 
-	info->kind = INPUT_TEXT;
-	if (!fp) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	progress_start(&prog, info->progress, path,
-		       fstat(fileno(fp), &st) ? 0 :
-						(unsigned long long)st.st_size);
-	while ((n = getline(&line, &cap, fp)) > 0) {
-		text_line(line, (size_t)n, r, info);
-		done += (unsigned long long)n;
-		if (!(info->lines & 0xffff))
+/* the lines of src->fd, its head first; returns 0, or -1 on a read error */
+static int text_lines(struct input_src *src, struct replay *r,
+		      struct input_info *info)
+{
+	char *buf = xmalloc(READ_BUF + 1);
+	size_t have = src->nhead, skip = 0;
+	unsigned long long done = 0;
+	struct progress prog;
+	int ret = 0, eof = 0;
+
+	memcpy(buf, src->head, src->nhead);
+	progress_start(&prog, info->progress, info->path,
+		       src->regular ? src->size : 0);
+	while (!eof || have) {
+		char *p = buf, *end, *nl;
+
+		if (!eof && have < READ_BUF) {
+			ssize_t n = read(src->fd, buf + have, READ_BUF - have);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				ret = -1;
+				break;
+			}
+			if (n == 0)
+				eof = 1;
+			have += (size_t)n;
+			done += (unsigned long long)n;
 			progress_update(&prog, done);
+			if (!eof && have < READ_BUF)
+				continue;
+		}
+		end = buf + have;
+		while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
+			if (!skip)
+				text_line(p, (size_t)(nl - p), r, info);
+			skip = 0;
+			p = nl + 1;
+		}
+		if (p == buf && have == READ_BUF) {
+			/* a line longer than the buffer: not a trace line */
+			info->lines++;
+			skip = 1;
+			p = end;
+		} else if (eof && p < end) {
+			if (!skip)
+				text_line(p, (size_t)(end - p), r, info);
+			p = end;
+		}
+		have = (size_t)(end - p);
+		memmove(buf, p, have);
 	}
 	progress_end(&prog);
-	free(line);
-	if (ferror(fp)) {
-		snprintf(err, errlen, "%s: read error", path);
-		fclose(fp);
+	free(buf);
+	return ret;
+}
+
+int input_text(struct input_src *src, struct replay *r, struct input_info *info,
+	       char *err, size_t errlen)
+{
+	info->kind = INPUT_TEXT;
+	if (text_lines(src, r, info)) {
+		snprintf(err, errlen, "%s: %s", info->path, strerror(errno));
 		return -1;
 	}
-	fclose(fp);
-	return text_done(path, info, err, errlen);
+	return text_done(info->path, info, err, errlen);
 }

@@ -28,19 +28,23 @@ enum kms_kind {
 	KMS_CROSS_CONTEXT = 3,
 	KMS_OVERFLOW = 4,
 	KMS_LEAK_HARDIRQ = 5,
-	KMS_LEAK_SOFTIRQ = 6,
-	KMS_LEAK_TASKLET = 7,
-	KMS_LEAK_TIMER = 8,
+	KMS_LEAK_SOFTIRQ = 6, /* softirq, tasklet and timer callbacks */
+	/* kunmap_local() of a kmap_atomic() mapping or the reverse: a report */
+	KMS_FLAVOUR = 7,
+	/* a task's and its interrupts' nesting exceeds the 32-bit kmap stack */
+	KMS_DEPTH = 8,
 	KMS_LEAK_NMI = 9,
 	KMS_LEAK_WORK = 10,
 	KMS_LEAK_USER = 11,
 	KMS_LEAK_EXIT = 12,
-	KMS_ABI_KIND_MAX = 12,
+	/* a module unloaded while a mapping of its code is held: a report */
+	KMS_LEAK_MODULE = 13,
+	KMS_ABI_KIND_MAX = 13,
 	/* the replay's own: a task's mappings removed by the kernel */
-	KMS_LEAK_TASK = 13,
+	KMS_LEAK_TASK = 14,
 	/* mappings still held when the trace ends (a warning) */
-	KMS_HELD_AT_END = 14,
-	KMS_KIND_NR = 15,
+	KMS_HELD_AT_END = 15,
+	KMS_KIND_NR = 16,
 };
 
 enum kms_ev_type {
@@ -80,5 +84,7 @@ int kms_kind_from_name(const char *name);
 /* the stack context whose leaks a kernel leak kind reports */
 int kms_leak_kind_ctx(int kind);
 int kms_kind_is_leak(int kind);
+/* kinds that the kernel reports without touching the stacks */
+int kms_kind_is_report_only(int kind);
 
 #endif

@@ -14,12 +14,13 @@ static const char *const kind_names[KMS_KIND_NR] = {
 	[KMS_OVERFLOW] = "overflow",
 	[KMS_LEAK_HARDIRQ] = "leak_hardirq",
 	[KMS_LEAK_SOFTIRQ] = "leak_softirq",
-	[KMS_LEAK_TASKLET] = "leak_tasklet",
-	[KMS_LEAK_TIMER] = "leak_timer",
+	[KMS_FLAVOUR] = "flavour",
+	[KMS_DEPTH] = "depth",
 	[KMS_LEAK_NMI] = "leak_nmi",
 	[KMS_LEAK_WORK] = "leak_work",
 	[KMS_LEAK_USER] = "leak_user",
 	[KMS_LEAK_EXIT] = "leak_exit",
+	[KMS_LEAK_MODULE] = "leak_module",
 	[KMS_LEAK_TASK] = "leak_task",
 	[KMS_HELD_AT_END] = "held_at_end",
 };
@@ -43,13 +44,32 @@ int kms_kind_from_name(const char *name)
 	for (int k = 1; k < KMS_KIND_NR; k++)
 		if (!strcmp(name, kind_names[k]))
 			return k;
+	/* the first series' kinds, in old trace text: softirq leaks */
+	if (!strcmp(name, "leak_tasklet") || !strcmp(name, "leak_timer"))
+		return KMS_LEAK_SOFTIRQ;
 	return 0;
 }
 
 int kms_kind_is_leak(int kind)
 {
-	return (kind >= KMS_LEAK_HARDIRQ && kind <= KMS_LEAK_EXIT) ||
-	       kind == KMS_LEAK_TASK;
+	switch (kind) {
+	case KMS_LEAK_HARDIRQ:
+	case KMS_LEAK_SOFTIRQ:
+	case KMS_LEAK_NMI:
+	case KMS_LEAK_WORK:
+	case KMS_LEAK_USER:
+	case KMS_LEAK_EXIT:
+	case KMS_LEAK_TASK:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int kms_kind_is_report_only(int kind)
+{
+	return kind == KMS_OVERFLOW || kind == KMS_FLAVOUR ||
+	       kind == KMS_DEPTH || kind == KMS_LEAK_MODULE;
 }
 
 int kms_leak_kind_ctx(int kind)
@@ -58,8 +78,6 @@ int kms_leak_kind_ctx(int kind)
 	case KMS_LEAK_HARDIRQ:
 		return KMS_CTX_HARDIRQ;
 	case KMS_LEAK_SOFTIRQ:
-	case KMS_LEAK_TASKLET:
-	case KMS_LEAK_TIMER:
 		return KMS_CTX_SOFTIRQ;
 	case KMS_LEAK_NMI:
 		return KMS_CTX_NMI;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "xalloc.h"
 #include "findings.h"
 #include "input.h"
 #include "options.h"
@@ -125,7 +126,7 @@ static int parse_args(int argc, char **argv, struct cmd *cmd)
 {
 	const char *sub = argv[1];
 	long long v;
-	int c;
+	int c, top_set = 0;
 
 	memset(cmd, 0, sizeof(*cmd));
 	kms_opts_default(&cmd->o);
@@ -161,13 +162,14 @@ static int parse_args(int argc, char **argv, struct cmd *cmd)
 						   optarg);
 			cmd->o.have_threshold = 1;
 			cmd->o.hold_threshold = (unsigned long long)v;
-			if (cmd->o.top == 10)
+			if (!top_set)
 				cmd->o.top = 100;
 			break;
 		case OPT_TOP:
 			if (parse_count(optarg, 1000000, &v))
 				return usage_error("bad --top", optarg);
 			cmd->o.top = (int)v;
+			top_set = 1;
 			break;
 		case OPT_MAXV:
 			if (parse_count(optarg, 100000000, &v))
@@ -274,21 +276,27 @@ static void catch_faults(void)
 static int run_input(const char *path, struct cmd *cmd, struct replay *r,
 		     struct input_info *info, char *err, size_t errlen)
 {
-	int kind;
+	struct input_src src;
+	int ret;
 
-	info->path = path;
+	info->path = strcmp(path, "-") ? path : "<stdin>";
 	info->progress = cmd->o.progress;
-	current_input = path;
-	if (!strcmp(path, "-")) {
-		info->path = "<stdin>";
-		return input_text("/dev/stdin", r, info, err, errlen);
-	}
-	kind = input_detect(path, err, errlen);
-	if (kind < 0)
+	current_input = info->path;
+	if (input_open(path, &src, err, errlen))
 		return -1;
-	if (kind == INPUT_TRACEDAT)
-		return input_tracedat(path, r, info, err, errlen);
-	return input_text(path, r, info, err, errlen);
+	switch (src.kind) {
+	case INPUT_TRACEDAT:
+		ret = input_tracedat(&src, r, info, err, errlen);
+		break;
+	case INPUT_PERF:
+		ret = input_perf(&src, r, info, err, errlen);
+		break;
+	default:
+		ret = input_text(&src, r, info, err, errlen);
+		break;
+	}
+	input_close(&src);
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -317,9 +325,7 @@ int main(int argc, char **argv)
 		return ret;
 	catch_faults();
 	ninputs = cmd.live ? 1 : argc - optind;
-	inputs = calloc((size_t)ninputs, sizeof(*inputs));
-	if (!inputs)
-		abort();
+	inputs = xcalloc((size_t)ninputs, sizeof(*inputs));
 	stats_init(&st, cmd.o.top,
 		   cmd.o.have_threshold ? cmd.o.hold_threshold : 0);
 	findings_init(&f, cmd.o.max_findings);

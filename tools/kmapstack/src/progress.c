@@ -16,7 +16,7 @@ static double now(void)
 void progress_start(struct progress *p, int enabled, const char *label,
 		    unsigned long long total)
 {
-	p->on = enabled && total >= PROGRESS_MIN_BYTES;
+	p->on = enabled && (!total || total >= PROGRESS_MIN_BYTES);
 	p->label = label;
 	p->total = total;
 	p->last = now();
@@ -32,6 +32,13 @@ void progress_update(struct progress *p, unsigned long long done)
 	if (t - p->last < 0.25)
 		return;
 	p->last = t;
+	if (!p->total) {
+		/* a pipe: its size is not known */
+		fprintf(stderr, "\rkmapstack: %s: %llu MB", p->label,
+			done >> 20);
+		fflush(stderr);
+		return;
+	}
 	if (done > p->total)
 		done = p->total;
 	fprintf(stderr, "\rkmapstack: %s: %3d%%", p->label,

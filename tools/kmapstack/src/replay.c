@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "htab.h"
 #include "replay.h"
+#include "xalloc.h"
 
 struct entry {
 	unsigned long long addr;
@@ -63,20 +65,13 @@ struct replay {
 	int file;
 	struct cpu *cpus;
 	int ncpus;
-	struct task **tasks; /* open addressing on key */
-	int nslots, ntasks;
+	struct task **tasks;
+	int ntasks, cap_tasks;
+	struct htab task_of; /* task key -> index in tasks */
 	int any_gap;
 	/* the record flags disagreed with a push's ctx: do not use them */
 	int flags_unreliable;
 };
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		abort();
-	return p;
-}
 
 static void stack_init(struct kstack *s)
 {
@@ -105,34 +100,6 @@ static struct cpu *get_cpu(struct replay *r, int cpu)
 	return &r->cpus[cpu];
 }
 
-static unsigned int hash_key(int key)
-{
-	return ((unsigned int)key * 2654435761u) >> 7;
-}
-
-static void tasks_grow(struct replay *r)
-{
-	int n = r->nslots ? r->nslots * 2 : 1024;
-	struct task **t = calloc(n, sizeof(*t));
-
-	if (!t)
-		abort();
-	for (int i = 0; i < r->nslots; i++) {
-		struct task *x = r->tasks[i];
-		unsigned int j;
-
-		if (!x)
-			continue;
-		j = hash_key(x->key) & (n - 1);
-		while (t[j])
-			j = (j + 1) & (n - 1);
-		t[j] = x;
-	}
-	free(r->tasks);
-	r->tasks = t;
-	r->nslots = n;
-}
-
 /* idle tasks all have pid 0: one per CPU */
 static int task_key(int pid, int cpu)
 {
@@ -145,24 +112,17 @@ static struct task *get_task(struct replay *r, int pid, int cpu,
 	const char *comm = ev ? ev->comm : NULL;
 
 	int key = task_key(pid, cpu);
-	unsigned int j;
+	int i = htab_get(&r->task_of, (uint64_t)(int64_t)key);
 	struct task *t;
 
 	*created = 0;
-	if ((r->ntasks + 1) * 2 > r->nslots)
-		tasks_grow(r);
-	j = hash_key(key) & (r->nslots - 1);
-	while ((t = r->tasks[j])) {
-		if (t->key == key) {
-			if (comm && comm[0] && strcmp(t->comm, comm))
-				strncpy(t->comm, comm, sizeof(t->comm) - 1);
-			return t;
-		}
-		j = (j + 1) & (r->nslots - 1);
+	if (i >= 0) {
+		t = r->tasks[i];
+		if (comm && comm[0] && strcmp(t->comm, comm))
+			strncpy(t->comm, comm, sizeof(t->comm) - 1);
+		return t;
 	}
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		abort();
+	t = xcalloc(1, sizeof(*t));
 	t->key = key;
 	t->pid = pid;
 	t->last_cpu = -1;
@@ -171,18 +131,18 @@ static struct task *get_task(struct replay *r, int pid, int cpu,
 		comm = ev->comm_of(ev->comm_priv, pid);
 	if (comm)
 		strncpy(t->comm, comm, sizeof(t->comm) - 1);
-	r->tasks[j] = t;
-	r->ntasks++;
+	r->tasks = xgrow(r->tasks, &r->cap_tasks, r->ntasks + 1,
+			 sizeof(*r->tasks));
+	htab_add(&r->task_of, (uint64_t)(int64_t)key, r->ntasks);
+	r->tasks[r->ntasks++] = t;
 	*created = 1;
 	return t;
 }
 
 struct replay *replay_new(struct stats *st, struct findings *f, int file)
 {
-	struct replay *r = calloc(1, sizeof(*r));
+	struct replay *r = xcalloc(1, sizeof(*r));
 
-	if (!r)
-		abort();
 	r->st = st;
 	r->f = f;
 	r->file = file;
@@ -683,11 +643,17 @@ static void do_pop(struct replay *r, const struct kms_event *ev, struct task *t,
 		} else {
 			r->f->suppressed++;
 		}
+		cross_check(r, c, ev->cpu, idx, have, t, unsynced);
+		/*
+		 * Since the second series the kernel leaves the entry to its
+		 * owner and says so with pfn 0; before, it removed it.
+		 */
+		if (!ev->pfn)
+			return;
 		e = low->e[j];
 		record_hold(r, &e, ev, t);
 		stack_remove(low, j);
 		from = low;
-		cross_check(r, c, ev->cpu, idx, have, t, unsynced);
 		check_depth(r, from, ev->depth);
 		return;
 	}
@@ -721,21 +687,22 @@ static void do_violation(struct replay *r, const struct kms_event *ev,
 	r->f->kernel_events++;
 	if (ev->kind < 1 || ev->kind > KMS_ABI_KIND_MAX)
 		return;
-	if (ev->kind == KMS_OVERFLOW) {
-		struct kstack *s = stack_of(t, c, ev->ctx);
-		int idx = new_finding(r, KMS_OVERFLOW, FS_KERNEL, ev, t,
-				      ev->ctx, ev->ctx);
+	if (kms_kind_is_report_only(ev->kind)) {
+		int idx = new_finding(r, ev->kind, FS_KERNEL, ev, t, ev->ctx,
+				      ev->ctx);
 		struct finding *x = findings_get(r->f, idx);
 
-		x->kernel_kind = KMS_OVERFLOW;
+		x->kernel_kind = ev->kind;
 		x->map_caller = ev->map_caller;
 		x->depth = ev->depth;
 		snapshot(r, idx, t, c, ev->ctx, NULL, -1);
 		x->top_caller = ev->top_caller;
 		/* the kernel still traces the push and the pop */
-		x->note = "reported by the kernel only: the replay has no "
-			  "depth limit";
-		(void)s;
+		x->note = ev->kind == KMS_OVERFLOW ?
+				  "reported by the kernel only: the replay has "
+				  "no depth limit" :
+				  "reported by the kernel only: a report, the "
+				  "stacks are unchanged";
 		return;
 	}
 	if (c->npend == MAX_PENDING)
@@ -916,10 +883,10 @@ void replay_finish(struct replay *r)
 
 		flush_pending(r, c, cpu, 0, NULL);
 	}
-	for (int i = 0; i < r->nslots; i++) {
+	for (int i = 0; i < r->ntasks; i++) {
 		struct task *t = r->tasks[i];
 
-		if (!t || !t->st.n)
+		if (!t->st.n)
 			continue;
 		if (t->last_cpu >= 0 && t->last_cpu < r->ncpus &&
 		    r->cpus[t->last_cpu].gap_gen != t->gap_gen)
@@ -943,13 +910,12 @@ void replay_free(struct replay *r)
 {
 	if (!r)
 		return;
-	for (int i = 0; i < r->nslots; i++) {
-		if (r->tasks[i]) {
-			free(r->tasks[i]->st.e);
-			free(r->tasks[i]);
-		}
+	for (int i = 0; i < r->ntasks; i++) {
+		free(r->tasks[i]->st.e);
+		free(r->tasks[i]);
 	}
 	free(r->tasks);
+	htab_free(&r->task_of);
 	for (int i = 0; i < r->ncpus; i++)
 		for (int k = 0; k < KMS_CTX_NR; k++)
 			free(r->cpus[i].irq[k].e);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xalloc.h"
 #include "report.h"
 #include "sites.h"
 
@@ -30,9 +31,7 @@ void report_folded(FILE *out, struct report_ctx *rc)
 		for (int j = i; j > 0; j = st->t_parent[j]) {
 			if (n == cap) {
 				cap = cap ? cap * 2 : 32;
-				path = realloc(path, sizeof(int) * cap);
-				if (!path)
-					abort();
+				path = xrealloc(path, sizeof(int) * cap);
 			}
 			path[n++] = st->t_site[j];
 		}

@@ -8,11 +8,47 @@
 
 #define SCHEMA "kmapstack/1"
 
-static void jstr(FILE *out, const char *s)
+/* the length of the valid UTF-8 sequence at s, 0 if it is not one */
+static int utf8_len(const unsigned char *s)
 {
+	int n;
+	unsigned int cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* no overlong forms, no surrogates, nothing past U+10FFFF */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+/*
+ * A JSON string. Task names and symbols are bytes: a byte that is not
+ * part of valid UTF-8 is written as the code point of the same value
+ * (\u00XX, as Latin-1 reads it), so the output is always valid UTF-8.
+ */
+static void jstr(FILE *out, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
 	fputc('"', out);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (s && *s) {
+		unsigned char c = *s;
+		int n = utf8_len(s);
 
 		if (c == '"' || c == '\\')
 			fprintf(out, "\\%c", c);
@@ -20,10 +56,11 @@ static void jstr(FILE *out, const char *s)
 			fputs("\\n", out);
 		else if (c == '\t')
 			fputs("\\t", out);
-		else if (c < 0x20 || c == 0x7f)
+		else if (c < 0x20 || c == 0x7f || !n)
 			fprintf(out, "\\u%04x", c);
 		else
-			fputc(c, out);
+			fwrite(s, 1, (size_t)n, out);
+		s += n ? n : 1;
 	}
 	fputc('"', out);
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xalloc.h"
 #include "report.h"
 #include "sites.h"
 
@@ -21,11 +22,14 @@ const char *report_kind_text(int kind)
 	case KMS_LEAK_HARDIRQ:
 		return "mappings leaked out of a hardirq handler";
 	case KMS_LEAK_SOFTIRQ:
-		return "mappings leaked out of a softirq handler";
-	case KMS_LEAK_TASKLET:
-		return "mappings leaked out of a tasklet";
-	case KMS_LEAK_TIMER:
-		return "mappings leaked out of a timer callback";
+		return "mappings leaked out of a softirq handler (tasklet, "
+		       "timer)";
+	case KMS_FLAVOUR:
+		return "kunmap_local() of a kmap_atomic() mapping, or the "
+		       "reverse";
+	case KMS_DEPTH:
+		return "the nesting of a task and its interrupts exceeds the "
+		       "16 slots of the 32-bit kmap stack";
 	case KMS_LEAK_NMI:
 		return "mappings leaked out of an NMI handler";
 	case KMS_LEAK_WORK:
@@ -34,6 +38,9 @@ const char *report_kind_text(int kind)
 		return "return to user space holding mappings";
 	case KMS_LEAK_EXIT:
 		return "task exit holding mappings";
+	case KMS_LEAK_MODULE:
+		return "a module was unloaded while a mapping made by its "
+		       "code was held";
 	case KMS_LEAK_TASK:
 		return "mappings of a task removed by the kernel (leak)";
 	case KMS_HELD_AT_END:
@@ -74,11 +81,9 @@ static int cmp_site(const void *a, const void *b)
 
 int *report_sorted_sites(struct stats *st, int *n)
 {
-	int *v = malloc(sizeof(int) * (st->nsites ? st->nsites : 1));
+	int *v = xmalloc(sizeof(int) * (st->nsites ? st->nsites : 1));
 	int k = 0;
 
-	if (!v)
-		abort();
 	for (int i = 0; i < st->nsites; i++)
 		if (st->sites[i].maps || st->sites[i].hold.count)
 			v[k++] = i;

@@ -4,23 +4,7 @@
 #include <string.h>
 
 #include "stats.h"
-
-static void *xcalloc(size_t n, size_t sz)
-{
-	void *p = calloc(n ? n : 1, sz);
-
-	if (!p)
-		abort();
-	return p;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		abort();
-	return p;
-}
+#include "xalloc.h"
 
 void stats_init(struct stats *s, int top, uint64_t threshold)
 {
@@ -34,8 +18,7 @@ void stats_init(struct stats *s, int top, uint64_t threshold)
 	s->t_n = 1;
 	s->t_parent[0] = -1;
 	s->t_site[0] = -1;
-	s->t_nslots = 2048;
-	s->t_slots = xcalloc(s->t_nslots, sizeof(int));
+	htab_init(&s->t_child);
 }
 
 struct site_stats *stats_site(struct stats *s, int site)
@@ -68,47 +51,17 @@ static struct cpu_stats *cpu_stats(struct stats *s, int cpu)
 	return &s->cpus[cpu];
 }
 
-static unsigned int trie_hash(int parent, int site)
-{
-	unsigned long long k =
-		((unsigned long long)(unsigned int)parent << 32) |
-		(unsigned int)site;
-
-	k *= 0x9e3779b97f4a7c15ULL;
-	return (unsigned int)(k >> 32);
-}
-
-static void trie_rehash(struct stats *s)
-{
-	int n = s->t_nslots * 2;
-
-	free(s->t_slots);
-	s->t_slots = xcalloc(n, sizeof(int));
-	s->t_nslots = n;
-	for (int i = 1; i < s->t_n; i++) {
-		unsigned int j = trie_hash(s->t_parent[i], s->t_site[i]) &
-				 (n - 1);
-
-		while (s->t_slots[j])
-			j = (j + 1) & (n - 1);
-		s->t_slots[j] = i;
-	}
-}
-
 static int trie_child(struct stats *s, int parent, int site)
 {
-	unsigned int j;
+	uint64_t key;
+	int i;
 
 	if (parent < 0 || parent >= s->t_n)
 		parent = 0;
-	j = trie_hash(parent, site) & (s->t_nslots - 1);
-	while (s->t_slots[j]) {
-		int i = s->t_slots[j];
-
-		if (s->t_parent[i] == parent && s->t_site[i] == site)
-			return i;
-		j = (j + 1) & (s->t_nslots - 1);
-	}
+	key = (uint64_t)(unsigned int)parent << 32 | (unsigned int)site;
+	i = htab_get(&s->t_child, key);
+	if (i >= 0)
+		return i;
 	if (s->t_n >= STATS_MAX_PATHS) {
 		s->t_dropped++;
 		return parent;
@@ -122,12 +75,7 @@ static int trie_child(struct stats *s, int parent, int site)
 	s->t_parent[s->t_n] = parent;
 	s->t_site[s->t_n] = site;
 	s->t_count[s->t_n] = 0;
-	s->t_slots[j] = s->t_n;
-	if ((s->t_n + 1) * 2 > s->t_nslots) {
-		s->t_n++;
-		trie_rehash(s);
-		return s->t_n - 1;
-	}
+	htab_add(&s->t_child, key, s->t_n);
 	return s->t_n++;
 }
 
@@ -325,6 +273,6 @@ void stats_free(struct stats *s)
 	free(s->t_parent);
 	free(s->t_site);
 	free(s->t_count);
-	free(s->t_slots);
+	htab_free(&s->t_child);
 	memset(s, 0, sizeof(*s));
 }

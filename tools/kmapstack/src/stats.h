@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "htab.h"
 
 struct site_stats {
 	long long maps;
@@ -58,8 +59,7 @@ struct stats {
 	int *t_parent, *t_site;
 	long long *t_count;
 	int t_n, t_cap;
-	int *t_slots;
-	int t_nslots;
+	struct htab t_child; /* parent << 32 | site -> node */
 	long long t_dropped; /* pushes past STATS_MAX_PATHS distinct paths */
 	/* timeline */
 	int tl_started;

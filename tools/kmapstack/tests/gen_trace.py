@@ -33,8 +33,9 @@ CTX = {"task": 0, "softirq": 1, "hardirq": 2, "nmi": 3}
 CTX_NAME = {v: k for k, v in CTX.items()}
 FLAGS = {"atomic": 1, "forced": 2}
 KINDS = ["", "mismatch", "unknown", "cross_context", "overflow",
-         "leak_hardirq", "leak_softirq", "leak_tasklet", "leak_timer",
-         "leak_nmi", "leak_work", "leak_user", "leak_exit"]
+         "leak_hardirq", "leak_softirq", "flavour", "depth",
+         "leak_nmi", "leak_work", "leak_user", "leak_exit", "leak_module"]
+KIND_TABLE_RE = re.compile(r"__print_symbolic\(REC->kind, (\{ \d+, \"\w+\" \}(, )?)+\)")
 # common_flags bits (include/linux/trace_events.h)
 TF_IRQS_OFF, TF_HARDIRQ, TF_SOFTIRQ, TF_NMI = 0x01, 0x08, 0x10, 0x40
 IN_FLAGS = {"task": 0, "softirq": TF_SOFTIRQ, "hardirq": TF_HARDIRQ | TF_IRQS_OFF,
@@ -96,6 +97,12 @@ class Format:
             self.text = f.read()
         self.name = re.search(r"^name: (\S+)", self.text, re.M).group(1)
         self.id = int(re.search(r"^ID: (\d+)", self.text, re.M).group(1))
+        # the kinds as this script knows them (the goldens follow the
+        # kernel: scripts/check-formats.sh), so that text names them
+        self.text = KIND_TABLE_RE.sub(
+            "__print_symbolic(REC->kind, " + ", ".join(
+                '{ %d, "%s" }' % (i, k) for i, k in enumerate(KINDS) if k)
+            + ")", self.text)
         self.fields = {}
         for m in self.FIELD_RE.finditer(self.text):
             self.fields[m.group(2)] = (int(m.group(4)), int(m.group(5)),

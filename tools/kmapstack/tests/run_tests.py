@@ -245,6 +245,77 @@ def write(path, data):
         f.write(data)
 
 
+def run_streams(rn, only):
+    """Inputs that are not regular files, and output that must stay JSON."""
+    if only and "stream" not in only:
+        return
+    clean = os.path.join(rn.work, "mismatch")
+    dat = os.path.join(clean, "trace.dat")
+    txt = os.path.join(clean, "txt.txt")
+    if not os.path.exists(dat):
+        rn.result("streams: no mismatch trace.dat", ["run it first"])
+        return
+    for name, path in (("trace.dat", dat), ("text", txt)):
+        # cat FILE | kmapstack check -
+        with open(path, "rb") as f:
+            data = f.read()
+        r = subprocess.run([rn.kms, "check", "--no-progress", "-"],
+                           input=data, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=300)
+        err = r.stderr.decode("utf-8", "replace")
+        errors = rn.sanitizer_errors(err)
+        if r.returncode != 1 or b"mismatch" not in r.stdout:
+            errors.append("exit %d, stdout %r, stderr %r" %
+                          (r.returncode, r.stdout[:200], err[:300]))
+        rn.result("stream: %s on a pipe to '-'" % name, errors)
+        # kmapstack check <(cat FILE): a pipe given by its /dev/fd path
+        rfd, wfd = os.pipe()
+        p = subprocess.Popen([rn.kms, "check", "--no-progress",
+                              "/dev/fd/%d" % rfd], pass_fds=(rfd,),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        os.close(rfd)
+        try:
+            os.write(wfd, data)
+        except BrokenPipeError:
+            pass
+        os.close(wfd)
+        out, errb = p.communicate(timeout=300)
+        err = errb.decode("utf-8", "replace")
+        errors = rn.sanitizer_errors(err)
+        if p.returncode != 1 or b"mismatch" not in out:
+            errors.append("exit %d, stdout %r, stderr %r" %
+                          (p.returncode, out[:200], err[:300]))
+        rn.result("stream: %s through /dev/fd (process substitution)" %
+                  name, errors)
+    # task names and symbols are bytes: the JSON must stay UTF-8
+    d = os.path.join(rn.work, "streams")
+    os.makedirs(d, exist_ok=True)
+    p = os.path.join(d, "bytes.txt")
+    lines = [
+        b"caf\xe9\xff-100 [000] .... 1.000001: kmap_push: "
+        b"caller=m\xe9p+0x1/0x10 addr=0x1000 pfn=0x1 depth=1 ctx=task "
+        b"flags=0",
+        b"caf\xe9\xff-100 [000] .... 1.000002: kmap_push: "
+        b"caller=\xc3\xa9t\xc3+0x1/0x10 addr=0x2000 pfn=0x2 depth=2 "
+        b"ctx=task flags=0",
+        b"caf\xe9\xff-100 [000] .... 1.000003: kmap_pop: "
+        b"caller=u\xed\xa0\x80+0x1/0x10 addr=0x1000 pfn=0x1 depth=1 "
+        b"ctx=task flags=0",
+    ]
+    write(p, b"\n".join(lines) + b"\n")
+    r = subprocess.run([rn.kms, "report", "--json", p],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    errors = rn.sanitizer_errors(r.stderr.decode("utf-8", "replace"))
+    try:
+        doc = json.loads(r.stdout.decode("utf-8"))
+        names = [v.get("comm") for v in doc.get("violations", [])]
+        if not names or "caf\u00e9\u00ff" not in names:
+            errors.append("comm not kept: %r" % names)
+    except (UnicodeDecodeError, ValueError) as e:
+        errors.append("not UTF-8 JSON: %s: %r" % (e, r.stdout[:300]))
+    rn.result("stream: --json output is UTF-8 for any bytes", errors)
+
+
 def run_bad_inputs(rn, only):
     """Inputs that must give one error line and exit 2, never a crash."""
     if only and "bad" not in only:
@@ -291,7 +362,7 @@ def run_bad_inputs(rn, only):
     loop = os.path.join(HERE, "..", "fuzz", "regressions", "dat",
                         "libtracecmd-endless-loop.dat")
     cases.append(("trace.dat that libtracecmd reads for ever",
-                  ["check", loop], r"did not get through it in 5 s"))
+                  ["check", loop], r"made no progress for 5 s"))
     other = os.path.join(rn.work, "other")
     r = subprocess.run([PY, GEN, "--system", "other",
                         os.path.join(HERE, "scenarios", "clean.scn"), other],
@@ -400,6 +471,7 @@ def main():
     rn = Runner(kms, work, sanitized)
     run_unit(rn, unit)
     run_scenarios(rn, only)
+    run_streams(rn, only)
     run_bad_inputs(rn, only)
     if rn.failures:
         print("failed: " + ", ".join(rn.failures))

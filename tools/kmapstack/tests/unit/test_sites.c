@@ -35,6 +35,13 @@ void test_sites(void)
 	CHECK(sites_count() == 5003);
 	CHECK(!strcmp(kms_kind_name(KMS_CROSS_CONTEXT), "cross_context"));
 	CHECK(kms_kind_from_name("leak_exit") == KMS_LEAK_EXIT);
-	CHECK(kms_leak_kind_ctx(KMS_LEAK_TIMER) == KMS_CTX_SOFTIRQ);
+	CHECK(kms_leak_kind_ctx(KMS_LEAK_SOFTIRQ) == KMS_CTX_SOFTIRQ);
+	/* the second series: contiguous kinds, tasklet and timer gone */
+	CHECK(kms_kind_from_name("leak_module") == 13);
+	CHECK(kms_kind_from_name("flavour") == 7);
+	CHECK(kms_kind_from_name("depth") == 8);
+	CHECK(kms_kind_from_name("leak_tasklet") == KMS_LEAK_SOFTIRQ);
+	CHECK(kms_kind_is_report_only(KMS_LEAK_MODULE));
+	CHECK(!kms_kind_is_leak(KMS_LEAK_MODULE));
 	sites_reset();
 }

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmapstack: open an input and tell what it is by its first bytes. A
+ * trace.dat or perf.data that is not a regular file (a pipe, '-', a
+ * process substitution) is copied to an unlinked temporary file first:
+ * the trace libraries seek.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "input.h"
+
+/* the first bytes of a trace.dat file (trace-cmd.dat(5)) */
+static const char tracedat_magic[] = { 0x17, 0x08, 0x44, 't', 'r',
+				       'a',  'c',  'i',	 'n', 'g' };
+static const char perf_magic[] = "PERFILE2";
+
+static int kind_of(const unsigned char *buf, size_t n)
+{
+	if (n >= sizeof(tracedat_magic) &&
+	    !memcmp(buf, tracedat_magic, sizeof(tracedat_magic)))
+		return INPUT_TRACEDAT;
+	if (n >= 8 && !memcmp(buf, perf_magic, 8))
+		return INPUT_PERF;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = buf[i];
+
+		/* text: no control characters but tab, CR, LF; UTF-8 ok */
+		if (c == 0 || (c < 0x20 && c != '\t' && c != '\n' &&
+			       c != '\r' && c != '\f'))
+			return -1;
+	}
+	return INPUT_TEXT;
+}
+
+static int tmp_fd(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR))
+		return fd;
+	snprintf(path, sizeof(path), "%s/kmapstack-XXXXXX", dir);
+	fd = mkstemp(path);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+static int write_all(int fd, const unsigned char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* copy what is left of src->fd after the head to a temporary file */
+static int spool(struct input_src *src, const char *path, char *err,
+		 size_t errlen)
+{
+	static unsigned char buf[1 << 16];
+	int fd = tmp_fd();
+	ssize_t n;
+
+	if (fd < 0 || write_all(fd, src->head, src->nhead)) {
+		snprintf(err, errlen, "%s: cannot copy the input to TMPDIR: %s",
+			 path, strerror(errno));
+		goto fail;
+	}
+	while ((n = read(src->fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+		if (write_all(fd, buf, (size_t)n)) {
+			snprintf(err, errlen,
+				 "%s: cannot copy the input to TMPDIR: %s",
+				 path, strerror(errno));
+			goto fail;
+		}
+		src->size += (unsigned long long)n;
+	}
+	if (src->fd > STDERR_FILENO)
+		close(src->fd);
+	src->fd = fd;
+	src->nhead = 0;
+	snprintf(src->path, sizeof(src->path), "/proc/self/fd/%d", fd);
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+int input_open(const char *path, struct input_src *src, char *err,
+	       size_t errlen)
+{
+	struct stat st;
+	ssize_t n;
+
+	memset(src, 0, sizeof(*src));
+	src->fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) :
+				      STDIN_FILENO;
+	if (src->fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(src->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: is a directory", path);
+		goto fail;
+	}
+	src->regular = S_ISREG(st.st_mode);
+	/* a pipe gives what it has: read until the head is full or EOF */
+	while (src->nhead < sizeof(src->head)) {
+		n = read(src->fd, src->head + src->nhead,
+			 sizeof(src->head) - src->nhead);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		src->nhead += (size_t)n;
+		if (src->regular)
+			break;
+	}
+	if (!src->nhead) {
+		snprintf(err, errlen, "%s: empty file", path);
+		goto fail;
+	}
+	src->kind = kind_of(src->head, src->nhead);
+	if (src->kind < 0) {
+		snprintf(err, errlen,
+			 "%s: not a trace.dat file nor trace text "
+			 "(unknown format)",
+			 path);
+		goto fail;
+	}
+	src->size = src->regular ? (unsigned long long)st.st_size : src->nhead;
+	snprintf(src->path, sizeof(src->path), "%s", path);
+	if (src->kind != INPUT_TEXT && !src->regular)
+		return spool(src, path, err, errlen);
+	return 0;
+fail:
+	input_close(src);
+	return -1;
+}
+
+void input_close(struct input_src *src)
+{
+	if (src->fd > STDERR_FILENO)
+		close(src->fd);
+	src->fd = -1;
+}
+
+void input_set_clock(struct input_info *info, const char *clock)
+{
+	snprintf(info->clock, sizeof(info->clock), "%s", clock ? clock : "");
+}
+
+/* see the trace_clock list in Documentation/trace/ftrace.rst */
+const char *input_time_unit(const struct input_info *info)
+{
+	static const struct {
+		const char *clock, *unit;
+	} units[] = {
+		{ "x86-tsc", "cycles" },
+		{ "ppc-tb", "ticks" },
+		{ "counter", "counts" },
+		{ "uptime", "jiffies" },
+	};
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(info->clock, units[i].clock))
+			return units[i].unit;
+	return "ns";
+}

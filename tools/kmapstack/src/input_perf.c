@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmapstack: a perf.data (perf record -e 'kmap_stack:*'), read through the
+ * text of `perf script`, which knows the file's formats and symbols.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "input.h"
+
+int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
+	       char *err, size_t errlen)
+{
+	struct input_src text;
+	int pfd[2], status, ret;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC)) {
+		snprintf(err, errlen, "%s: pipe: %s", info->path,
+			 strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "%s: fork: %s", info->path,
+			 strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(pfd[1], STDOUT_FILENO);
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		execlp("perf", "perf", "script", "-i", src->path, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	memset(&text, 0, sizeof(text));
+	text.fd = pfd[0];
+	text.kind = INPUT_TEXT;
+	ret = input_text(&text, r, info, err, errlen);
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		snprintf(err, errlen,
+			 "%s: a perf.data file, and perf is not installed "
+			 "here: run 'perf script -i %s | kmapstack check -' "
+			 "where it is",
+			 info->path, info->path);
+		return -1;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		snprintf(err, errlen,
+			 "%s: 'perf script -i %s' failed (exit %d): run it "
+			 "to see why",
+			 info->path, info->path,
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return -1;
+	}
+	return ret;
+}

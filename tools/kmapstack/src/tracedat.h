@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmapstack: the pass over a trace.dat (input_tracedat.c) and where its
+ * events go: the replay directly, or the stream of the protected child
+ * (tracedat_child.c).
+ */
+#ifndef KMS_TRACEDAT_H
+#define KMS_TRACEDAT_H
+
+#include "input.h"
+#include "kms.h"
+#include "progress.h"
+
+struct dat_sink {
+	void (*event)(void *priv, const struct kms_event *ev);
+	void (*lost)(void *priv, int cpu, unsigned long long ts,
+		     long long missed);
+	void (*progress)(void *priv, unsigned long long done,
+			 unsigned long long total);
+	/* the trace clock of the file (trace-cmd record -C), may be NULL */
+	void (*clock)(void *priv, const char *clock);
+	void *priv;
+};
+
+/* one pass: path to open, name for messages, size for progress */
+int tracedat_pass(const char *path, const char *name, unsigned long long size,
+		  const struct dat_sink *sink, struct input_info *info,
+		  char *err, size_t errlen);
+void tracedat_corrupt(const char *path, char *err, size_t errlen);
+
+#endif
