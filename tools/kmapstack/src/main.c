@@ -41,7 +41,10 @@ static const char usage_text[] =
 	"  --folded            folded stacks for flame graphs: outer;inner count\n"
 	"  --svg FILE          also write depth over time and hold times as SVG\n"
 	"  -o, --output FILE   write the output to FILE\n"
-	"  --hold-threshold NS list the holds of NS nanoseconds or more\n"
+	"  --hold-threshold T  list the holds of T or more (1ms, 250us, 10s;\n"
+	"                      a bare number is ns)\n"
+	"  --fail-on-gaps      check: lost events or mappings held at the end\n"
+	"                      make the exit status 1 (else a warning)\n"
 	"  --top N             longest holds to list (default 10)\n"
 	"  --max-violations N  findings to show in detail (default 1000)\n"
 	"  --strict            mappings held at the end of the trace are violations\n"
@@ -65,6 +68,7 @@ enum {
 	OPT_DURATION,
 	OPT_TRACEFS,
 	OPT_VERSION,
+	OPT_FAIL_GAPS,
 };
 
 static const struct option long_opts[] = {
@@ -81,6 +85,7 @@ static const struct option long_opts[] = {
 	{ "tracefs", required_argument, NULL, OPT_TRACEFS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "fail-on-gaps", no_argument, NULL, OPT_FAIL_GAPS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -113,8 +118,34 @@ static int parse_count(const char *s, long long max, long long *v)
 	return 0;
 }
 
+/* a duration: a number with ns, us, ms or s (none: ns) */
+static int parse_duration(const char *s, unsigned long long *ns)
+{
+	static const struct {
+		const char *unit;
+		double mul;
+	} units[] = { { "", 1 },
+		      { "ns", 1 },
+		      { "us", 1e3 },
+		      { "ms", 1e6 },
+		      { "s", 1e9 } };
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || !(v >= 0) || v > 4e18)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcmp(end, units[i].unit) && v * units[i].mul <= 4e18) {
+			*ns = (unsigned long long)(v * units[i].mul + 0.5);
+			return 0;
+		}
+	}
+	return -1;
+}
+
 struct cmd {
 	int mode;
+	int fail_on_gaps;
 	int live;
 	int json, folded;
 	const char *svg, *output;
@@ -157,11 +188,11 @@ static int parse_args(int argc, char **argv, struct cmd *cmd)
 			cmd->output = optarg;
 			break;
 		case OPT_THRESHOLD:
-			if (parse_count(optarg, 1LL << 62, &v))
-				return usage_error("bad --hold-threshold",
+			if (parse_duration(optarg, &cmd->o.hold_threshold))
+				return usage_error("bad --hold-threshold (a "
+						   "duration: 1ms, 250us)",
 						   optarg);
 			cmd->o.have_threshold = 1;
-			cmd->o.hold_threshold = (unsigned long long)v;
 			if (!top_set)
 				cmd->o.top = 100;
 			break;
@@ -176,6 +207,9 @@ static int parse_args(int argc, char **argv, struct cmd *cmd)
 				return usage_error("bad --max-violations",
 						   optarg);
 			cmd->o.max_findings = (int)v;
+			break;
+		case OPT_FAIL_GAPS:
+			cmd->fail_on_gaps = 1;
 			break;
 		case OPT_STRICT:
 			cmd->o.strict = 1;
@@ -236,6 +270,30 @@ static void memstat(void)
 		    !strncmp(line, "RssFile:", 8))
 			fprintf(stderr, "kmapstack: %s", line);
 	fclose(fp);
+}
+
+/*
+ * An incomplete trace does not pass silently: lost events and mappings
+ * still held at the end are a warning; with --fail-on-gaps, exit 1.
+ */
+static int gaps_warning(const struct findings *f, int fail)
+{
+	long long held = findings_held(f);
+
+	if (!f->total_gaps && !held)
+		return 0;
+	fprintf(stderr, "kmapstack: %s: the trace is incomplete:",
+		fail ? "error" : "warning");
+	if (f->total_gaps)
+		fprintf(stderr, " events lost %lld times (%lld events%s)",
+			f->total_gaps, f->lost_events,
+			f->lost_unknown ? " and more" : "");
+	if (f->total_gaps && held)
+		fputc(';', stderr);
+	if (held)
+		fprintf(stderr, " %lld mappings still held at the end", held);
+	fprintf(stderr, "%s\n", fail ? "" : " (--fail-on-gaps: exit 1)");
+	return fail;
 }
 
 static const char *current_input;
@@ -369,6 +427,8 @@ int main(int argc, char **argv)
 	else
 		report_text(out, &rc);
 	status = findings_violations(&f, cmd.o.strict) ? EXIT_VIOLATIONS : 0;
+	if (gaps_warning(&f, cmd.fail_on_gaps))
+		status = EXIT_VIOLATIONS;
 	if (cmd.svg && report_svg(cmd.svg, &rc, err, sizeof(err))) {
 		fprintf(stderr, "kmapstack: %s\n", err);
 		status = EXIT_USAGE;

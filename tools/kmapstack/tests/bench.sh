@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # kmapstack benchmark: a synthetic trace.dat of BENCH_EVENTS kmap_stack
 # events on 2 CPUs (tests/gen_trace.py --bench), then
-#   kmapstack stats trace.dat   versus   trace-cmd report trace.dat
-# both with output to /dev/null, timed by hyperfine (or by date when
-# hyperfine is missing); prints the ratio. Run from tools/kmapstack.
+#   bench/floor trace.dat (tracecmd_iterate_events() and nothing else),
+#   kmapstack stats trace.dat, trace-cmd report trace.dat
+# all with output to /dev/null, timed by hyperfine in one run; prints the
+# figures and the ratios against the goals. Run from tools/kmapstack.
 set -eu
 N=${BENCH_EVENTS:-3000000}
 PY=${PYTHON:-/usr/bin/python3}
@@ -19,21 +20,25 @@ if [ ! -f "$DAT" ]; then
 	rm -rf "$DIR/gen"
 fi
 ls -l "$DAT"
+FLOOR=build/bench/floor
+${CC:-cc} -O2 -std=c11 $(pkg-config --cflags libtracecmd) -o "$FLOOR" \
+	bench/floor.c $(pkg-config --libs libtracecmd libtraceevent)
+F="$FLOOR $DAT"
 KMS="./kmapstack stats --no-progress $DAT"
 TC="trace-cmd report $DAT"
-if command -v hyperfine >/dev/null 2>&1; then
-	hyperfine --warmup 1 --runs 5 --export-json "$DIR/result.json" \
-		-n kmapstack "$KMS" -n trace-cmd "$TC" --output=null
-	"$PY" - "$DIR/result.json" <<'PYEOF'
+# memory: flat in the number of events (a tenth of the trace against all)
+mem() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
+hyperfine -N --warmup 1 --runs 5 --export-json "$DIR/result.json" \
+	-n floor "$F" -n kmapstack "$KMS" -n trace-cmd "$TC" --output=null
+"$PY" - "$DIR/result.json" "$(mem $FLOOR $DAT)" "$(mem $KMS)" <<'PYEOF'
 import json, sys
 r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
-k, t = r["kmapstack"]["mean"], r["trace-cmd"]["mean"]
-print("bench: kmapstack %.3f s, trace-cmd report %.3f s: %.1fx faster"
-      % (k, t, t / k))
+f, k, t = (r[n]["mean"] for n in ("floor", "kmapstack", "trace-cmd"))
+print("bench: floor (tracecmd_iterate_events only) %.3f s, kmapstack %.3f s, "
+      "trace-cmd report %.3f s" % (f, k, t))
+print("bench: kmapstack/floor %.2fx (goal <= 1.3x: %s)"
+      % (k / f, "met" if k / f <= 1.3 else "NOT met"))
+print("bench: trace-cmd report/kmapstack %.1fx (goal >= 10x: %s)"
+      % (t / k, "met" if t / k >= 10 else "NOT met"))
+print("bench: max RSS floor %s KB, kmapstack %s KB" % (sys.argv[2], sys.argv[3]))
 PYEOF
-else
-	t0=$(date +%s.%N); $KMS >/dev/null; t1=$(date +%s.%N)
-	$TC >/dev/null; t2=$(date +%s.%N)
-	echo "$t0 $t1 $t2" | awk '{k=$2-$1; t=$3-$2;
-		printf "bench: kmapstack %.3f s, trace-cmd report %.3f s: %.1fx faster\n", k, t, t/k}'
-fi
