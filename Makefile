@@ -4,16 +4,23 @@
 #   make check     every test (installs what it needs; what CI runs)
 #   make check-all make check + check-cross (not in CI)
 #
-# Kernel work (see docs/harness.md):
+# Kernel work (docs/harness.md):
 #   make kernel-tree      build/linux = pristine 6.12 + kernel-patch/series (git am)
 #   make export-patches   build/linux's commits back into kernel-patch/
-#   make kernel ARCH=x86_64|i386    configure (lean fragments) and build
-#   make kunit-x86_64 kunit-i386    boot and run the KUnit suite kmap_stack
+#   make kernel ARCH=x86_64|i386|arm64   configure and build build/out-ARCH
+#                         (the test config of ARCH, scripts/lib.sh arch_fragments;
+#                         the same as every script builds)
+#   make kunit-ARCH       build, boot and run the KUnit suite kmap_stack
+#                         (ARCH: x86_64, i386, arm64)
+#   make check-module-ARCH  the test module tests/modules/kmapbug (x86_64, i386, arm64)
 #   make checkpatch       scripts/checkpatch.pl --strict on every patch
 #   make bisect-build     build and boot the tree at every patch of the series
-#   make cross-check      build for arm, mips, powerpc, sparc32, arc (HIGHMEM)
-#   make check-cross      cross-check + KUnit booted on arm, mips, powerpc
+#   make build-cross      build only, for arm, mips, powerpc, sparc32, arc (HIGHMEM)
+#   make check-cross      build-cross + boot arm, mips, powerpc and run KUnit
 #                         (docs/architectures.md)
+# Single test steps of make check: check-event-formats-ARCH (x86_64, i386),
+#   check-analyzer-ARCH, check-guest, check-live, check-postmortem, check-tools;
+#   update-event-formats rewrites the golden trace-event formats.
 # Tools:
 #   make tools            tools/kmapstack (the trace analyzer)
 #   make crash            crash 8.0.6 for tools/crash (scripts/install-crash.sh;
@@ -25,22 +32,13 @@ SHELL := /bin/bash
 ARCH ?= x86_64
 PREFIX ?= /usr/local
 
-# Config fragments on top of scripts/configs/{common,ARCH}.config
-FRAGMENTS_x86_64 := $(CURDIR)/scripts/configs/smp.config \
-	$(CURDIR)/scripts/configs/modules.config \
-	$(CURDIR)/scripts/configs/traces.config \
-	$(wildcard $(CURDIR)/scripts/configs/guest.config)
-FRAGMENTS_i386 := $(CURDIR)/scripts/configs/smp.config \
-	$(CURDIR)/scripts/configs/traces.config \
-	$(CURDIR)/scripts/configs/modules.config
-export KMAPSTACK_ALLOW_MISSING :=
-
 .PHONY: all deps kernel-tree export-patches kernel kernel-x86_64 kernel-i386 \
-	kunit-x86_64 kunit-i386 checkpatch bisect-build tools install \
-	check check-tools check-formats-x86_64 check-formats-i386 \
-	update-formats check-module-x86_64 check-module-i386 check-guest \
+	kernel-arm64 kunit-x86_64 kunit-i386 kunit-arm64 checkpatch bisect-build \
+	tools install check check-tools check-event-formats-x86_64 \
+	check-event-formats-i386 update-event-formats check-module-x86_64 \
+	check-module-i386 check-module-arm64 check-guest check-live \
 	check-analyzer-x86_64 check-analyzer-i386 \
-	check-postmortem demo bench bench-kernel bench-tools cross-check \
+	check-postmortem demo bench bench-kernel bench-tools build-cross \
 	check-cross check-all crash clean
 
 all: tools
@@ -56,32 +54,39 @@ export-patches:
 
 kernel: kernel-$(ARCH)
 
-# Explicit rules per architecture: make skips pattern rules for .PHONY targets
-define ARCH_RULES
+# Explicit rules per architecture: make skips pattern rules for .PHONY
+# targets.  The config of each is scripts/lib.sh's, nothing is set here.
+define KERNEL_RULES
 kernel-$(1):
-	KMAPSTACK_FRAGMENTS="$$(FRAGMENTS_$(1))" bash scripts/build-kernel.sh $(1)
+	bash scripts/build-kernel.sh $(1)
 
 kunit-$(1): kernel-$(1)
 	KMAPSTACK_NO_BUILD=1 bash scripts/run-kunit.sh $(1)
 
-check-formats-$(1): kernel-$(1)
-	bash scripts/check-formats.sh $(1)
-
 check-module-$(1): kernel-$(1)
 	bash scripts/test-module.sh $(1)
+endef
+$(foreach a,x86_64 i386 arm64,$(eval $(call KERNEL_RULES,$(a))))
+
+define X86_RULES
+check-event-formats-$(1): kernel-$(1)
+	bash scripts/check-event-formats.sh $(1)
 
 check-analyzer-$(1): kernel-$(1) tools
 	bash scripts/test-analyzer.sh $(1)
 endef
-$(foreach a,x86_64 i386,$(eval $(call ARCH_RULES,$(a))))
+$(foreach a,x86_64 i386,$(eval $(call X86_RULES,$(a))))
 
-update-formats: kernel-x86_64 kernel-i386
-	bash scripts/check-formats.sh x86_64 --update
-	bash scripts/check-formats.sh i386 --update
+update-event-formats: kernel-x86_64 kernel-i386
+	bash scripts/check-event-formats.sh x86_64 --update
+	bash scripts/check-event-formats.sh i386 --update
 
 GUEST_TESTS ?=
 check-guest: kernel-x86_64 tools
 	bash scripts/test-guest.sh $(GUEST_TESTS)
+
+check-live: kernel-x86_64 tools
+	bash scripts/test-live.sh
 
 check-postmortem: kernel-x86_64 tools
 	bash scripts/test-guest.sh --only postmortem
@@ -94,8 +99,8 @@ checkpatch:
 
 # Every HIGHMEM architecture Debian has a cross compiler for (~10 min each
 # cold); check-cross also boots arm, mips, powerpc and runs the KUnit suite
-cross-check:
-	bash scripts/cross-check.sh
+build-cross:
+	bash scripts/build-cross.sh
 
 check-cross:
 	bash scripts/check-cross.sh
@@ -112,7 +117,8 @@ check-tools:
 install:
 	$(MAKE) -C tools/kmapstack install PREFIX=$(PREFIX)
 
-# The whole suite, each step logged; a summary and "N passed, N failed".
+# The whole suite, each step logged to build/check/STEP.log; a summary and
+# "N passed, N failed".
 check:
 	bash scripts/check-all.sh
 

@@ -6,8 +6,9 @@
 # does not apply or does not build.  Uses its own tree and build directories
 # (build/bisect/linux, build/bisect/out-ARCH), so build/linux is left alone;
 # builds are incremental and use ccache, so each step only recompiles what
-# the patch touched.  Config fragments as in build-kernel.sh (symbols the
-# series has not defined yet at a given patch are tolerated).
+# the patch touched.  The lean config (KMAPSTACK_LEAN=1: common.config +
+# ARCH.config; symbols the series has not defined yet at a given patch are
+# tolerated: KMAPSTACK_ALLOW_MISSING).
 # Each kernel is then booted under QEMU (TCG): from the patch that adds the
 # KUnit suite on, with scripts/run-kunit.sh (every case must pass or skip);
 # before it, the boot must reach the initramfs' 'kmapstack-init: done' with
@@ -15,7 +16,7 @@
 # Logs: build/bisect/build-ARCH-NN.log, boot-ARCH-NN.log, kunit-ARCH-NN/
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-case "${1:-}" in -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) kms_help; exit 0 ;; esac
 [ $# -ge 1 ] || die "usage: $KMS_PROG ARCH [ARCH...]   (x86_64 or i386)"
 for a in "$@"; do check_arch "$a"; done
 
@@ -69,7 +70,8 @@ for arch in "$@"; do
 		apply_patch "$tree" "$p" "$i"
 		log=$(printf '%s/build-%s-%02d.log' "$bdir" "$arch" "$i")
 		t0=$(now)
-		if ! KMAPSTACK_TREE=$tree KMAPSTACK_OUT=$bdir/out-$arch \
+		if ! KMAPSTACK_TREE=$tree KMAPSTACK_OUT=$bdir/out-$arch KMAPSTACK_LEAN=1 \
+			KMAPSTACK_ALLOW_MISSING="DEBUG_KMAP_STACK DEBUG_KMAP_STACK_TRACES KMAP_STACK_KUNIT_TEST" \
 			"$KMS_SCRIPTS/build-kernel.sh" "$arch" > "$log" 2>&1; then
 			grep -E 'error|Error|warning:|wanted' "$log" | head -n 30 >&2 || true
 			tail -n 15 "$log" >&2

@@ -1,7 +1,7 @@
 #!/bin/bash
-# boot.sh ARCH [options] [-- QEMU-ARGS...]   (ARCH: x86_64 | i386 | arm | mips | powerpc)
+# boot.sh ARCH [options] [-- QEMU-ARGS...]   (ARCH: x86_64 | i386 | arm64 | arm | mips | powerpc)
 #
-# Boot build/out-ARCH/arch/x86/boot/bzImage with the test initramfs under
+# Boot build/out-ARCH's kernel with the test initramfs under
 # QEMU (-nographic -no-reboot, serial console on stdout and in a log file),
 # with a hard timeout.  The initramfs /init prints 'kmapstack-init: done' and
 # powers off; panic=-1 + -no-reboot make a panicking guest exit QEMU too.
@@ -12,6 +12,7 @@
 #
 # Options:
 #   -k, --kernel FILE    kernel image      (default build/out-ARCH/arch/x86/boot/bzImage,
+#                                           build/out-arm64/arch/arm64/boot/Image,
 #                                           build/cross/out-ARCH/{zImage,vmlinux})
 #   -i, --initrd FILE    initramfs         (default build/initramfs-ARCH.cpio, made
 #                                           by mkinitramfs.sh if missing; 'none' for
@@ -20,8 +21,9 @@
 #   -q, --qemu-arg ARG   one extra QEMU argument (repeatable; also: after --)
 #   -l, --log FILE       console log       (default build/boot-ARCH.log)
 #   -t, --timeout SECS   hard timeout      (default 600)
-#   -m, --memory SIZE    guest RAM         (default 3G for i386 = real highmem, 1G x86_64,
-#                                           arm 2G, mips 1G, powerpc 1536M: all with HighMem)
+#   -m, --memory SIZE    guest RAM         (default 3G for i386 = real highmem, 1G x86_64
+#                                           and arm64; arm 2G, mips 1G, powerpc 1536M: all
+#                                           with HighMem)
 #       --smp N          CPUs              (default 2; 1 on mips and powerpc)
 #       --accel A        tcg | kvm | auto  (default auto: KVM only if a probe boot
 #                                           with KVM worked; result cached in build/)
@@ -29,13 +31,14 @@
 #       --allow-panic    a kernel panic is not a failure (crash-dump work)
 # Environment: KMAPSTACK_CMDLINE, KMAPSTACK_QEMU_ARGS (word-split),
 #   KMAPSTACK_BOOT_TIMEOUT, KMAPSTACK_ACCEL, KMAPSTACK_QEMU (QEMU binary,
-#   default qemu-system-x86_64 for both x86 arches, qemu-system-{arm,mips,ppc}).
+#   default qemu-system-x86_64 for both x86 arches, qemu-system-aarch64 for
+#   arm64 (-machine virt -cpu cortex-a57), qemu-system-{arm,mips,ppc}).
 # Exit status: 0 ok, 1 harness error, 2 guest panicked, 3 guest did not finish
 #   (no 'kmapstack-init: done'), 4 the kmapstack.run script failed, 124 timeout.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-usage() { sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { kms_help; }
 case "${1:-}" in -h|--help) usage; exit 0 ;; esac
 [ $# -ge 1 ] || { usage >&2; exit 1; }
 check_any_arch "$1"; shift
@@ -46,13 +49,15 @@ log=$KMS_BUILD/boot-$KMS_ARCH.log
 timeout_s=${KMAPSTACK_BOOT_TIMEOUT:-600}
 accel=${KMAPSTACK_ACCEL:-auto}
 interactive=0 allow_panic=0
+mem=$KMS_MEM smp=$KMS_SMP
 if [ "$KMS_CROSS_ARCH" = 1 ]; then
-	initrd=none mem=$KMS_MEM smp=$KMS_SMP
-	[ "$accel" != auto ] || accel=tcg
+	initrd=none
 else
-	initrd=$KMS_BUILD/initramfs-$KMS_ARCH.cpio smp=2
-	if [ "$KMS_ARCH" = i386 ]; then mem=3G; else mem=1G; fi
+	initrd=$KMS_BUILD/initramfs-$KMS_ARCH.cpio
 fi
+# KVM can only be tried for an x86 guest on this x86 host
+case "$KMS_ARCH" in x86_64|i386) x86=1 ;; *) x86=0 ;; esac
+[ "$x86" = 1 ] || [ "$accel" != auto ] || accel=tcg
 cmdline_extra=${KMAPSTACK_CMDLINE:-}
 read -r -a qemu_extra <<< "${KMAPSTACK_QEMU_ARGS:-}"
 need() { [ $# -ge 2 ] || die "option $1 needs an argument"; }
@@ -78,7 +83,7 @@ done
 [[ $timeout_s =~ ^[0-9]+$ ]] || die "bad timeout '$timeout_s'"
 # SeaBIOS' MP table lists one CPU per package: without ACPI the guest only
 # sees all CPUs if each one is its own socket.
-if [[ $smp =~ ^[0-9]+$ ]] && [ "$KMS_CROSS_ARCH" = 0 ]; then
+if [[ $smp =~ ^[0-9]+$ ]] && [ "$x86" = 1 ]; then
 	smp_arg="$smp,sockets=$smp,cores=1,threads=1"
 else
 	smp_arg=$smp
@@ -93,13 +98,8 @@ if [ "$initrd" != none ] && [ ! -f "$initrd" ]; then
 fi
 mkdir -p "$(dirname "$log")"
 
-if [ "$KMS_CROSS_ARCH" = 1 ]; then
-	machine=("${KMS_QEMU_MACHINE[@]}")
-	cmdline="console=$KMS_CONSOLE panic=-1"
-else
-	machine=(-machine pc)
-	cmdline="console=ttyS0 panic=-1"
-fi
+machine=("${KMS_QEMU_MACHINE[@]}")
+cmdline="console=$KMS_CONSOLE panic=-1"
 initrd_arg=()
 if [ "$initrd" = none ]; then
 	# No user space: the KUnit suites run built in, then the kernel reboots
@@ -134,7 +134,7 @@ qemu_run() {
 probe_kvm() {
 	local cache=$KMS_BUILD/kvm-probe-$KMS_ARCH key res
 	key="$($qemu --version | head -1) | host $(uname -r)"
-	if [ ! -w /dev/kvm ] || [ "$KMS_CROSS_ARCH" = 1 ]; then echo tcg; return; fi
+	if [ ! -w /dev/kvm ] || [ "$x86" = 0 ]; then echo tcg; return; fi
 	if [ -f "$cache" ] && [ "$(sed -n 2p "$cache")" = "$key" ]; then
 		sed -n 1p "$cache"; return
 	fi

@@ -1,28 +1,37 @@
 #!/bin/bash
-# build-kernel.sh ARCH    (ARCH: x86_64 | i386 | arm | mips | powerpc | sparc | arc)
+# build-kernel.sh ARCH    (ARCH: x86_64 | i386 | arm64 | arm | mips | powerpc | sparc | arc)
 #
-# Out-of-tree build of the kernel tree (default build/linux, made by
-# scripts/kernel-tree.sh if missing) into build/out-ARCH, with a lean config:
+# Out-of-tree build of the kernel tree (default build/linux) into
+# build/out-ARCH with the config of ARCH, the one that make, the scripts and
+# CI all use (scripts/lib.sh, arch_fragments):
 #   make allnoconfig
-#   merge_config.sh -m  scripts/configs/common.config scripts/configs/ARCH.config
-#                       + the fragments in $KMAPSTACK_FRAGMENTS (space separated)
-# The cross architectures (32-bit, HIGHMEM; docs/architectures.md) use
-# scripts/configs/cross/{common,ARCH}.config, the Debian cross compiler
-# (installed with apt-get if missing) and build/cross/out-ARCH.
+#   merge_config.sh -m  scripts/configs/common.config
+#                       + the tree's mm/kmap_stack/.kunitconfig, if the series has one
+#                       + scripts/configs/ARCH.config and the test fragments
+#                         (x86_64: smp modules traces guest; i386: smp modules
+#                         traces; arm64: modules traces)
+#                       + $KMAPSTACK_FRAGMENTS (space separated)
 #   make olddefconfig
 # then verifies that every CONFIG_X=... and '# CONFIG_X is not set' line of
 # the fragments really is in .config (a silent Kconfig drop fails the build),
-# and builds with ccache, -j$(nproc).
+# and builds with ccache, -j$(nproc).  arm64 and the 32-bit HIGHMEM cross
+# architectures (docs/architectures.md; scripts/configs/cross/, build into
+# build/cross/out-ARCH) use Debian's cross compilers.
+# Before building, the tree is checked against kernel-patch/: missing, it
+# is made (kernel-tree.sh); made from another kernel-patch/, it is re-made,
+# or the build is refused if the tree has commits of its own (scripts/lib.sh,
+# ensure_tree).
 #
 # Environment:
 #   KMAPSTACK_TREE        kernel tree            (default build/linux)
 #   KMAPSTACK_OUT         build directory        (default build/out-ARCH,
 #                                                 build/cross/out-ARCH)
 #   KMAPSTACK_FRAGMENTS   extra config fragments (paths, space separated)
+#   KMAPSTACK_LEAN=1      common.config + ARCH.config only (bisect-build.sh)
 #   KMAPSTACK_ALLOW_MISSING  symbols allowed to be missing from .config *only
-#                         if no Kconfig of the tree defines them* (default:
-#                         "DEBUG_KMAP_STACK KMAP_STACK_KUNIT_TEST", i.e. the
-#                         series is not applied yet; set to "" to be strict).
+#                         if no Kconfig of the tree defines them* (default
+#                         none; bisect-build.sh sets the series' symbols for
+#                         the patches before the one that adds them).
 #                         A symbol that exists but got dropped always fails.
 #   KMAPSTACK_JOBS        make -j (default: nproc)
 #   KMAPSTACK_MAKE_ARGS   extra make arguments (e.g. "W=1")
@@ -31,12 +40,12 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-case "${1:-}" in -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
-[ $# = 1 ] || die "usage: $KMS_PROG ARCH   (x86_64, i386, $KMS_CROSS_ARCHES)"
+case "${1:-}" in -h|--help) kms_help; exit 0 ;; esac
+[ $# = 1 ] || die "usage: $KMS_PROG ARCH   ($KMS_TEST_ARCHES $KMS_CROSS_ARCHES)"
 check_any_arch "$1"
 out=${KMAPSTACK_OUT:-$KMS_OUT}
 jobs=${KMAPSTACK_JOBS:-$(nproc)}
-allow_missing=${KMAPSTACK_ALLOW_MISSING-DEBUG_KMAP_STACK KMAP_STACK_KUNIT_TEST}
+allow_missing=${KMAPSTACK_ALLOW_MISSING:-}
 read -r -a make_args <<< "${KMAPSTACK_MAKE_ARGS:-}"
 
 command -v ccache >/dev/null || die "ccache not found (scripts/install-deps.sh)"
@@ -46,17 +55,19 @@ if [ "$KMS_ARCH" = i386 ] && ! echo 'int x;' | gcc -m32 -c -x c - -o /dev/null 2
 	die "gcc -m32 does not work (install gcc-multilib: scripts/install-deps.sh)"
 fi
 
-if [ ! -e "$KMS_TREE" ]; then
-	info "$KMS_TREE does not exist: creating it with kernel-tree.sh"
-	"$KMS_SCRIPTS/kernel-tree.sh" "$KMS_TREE"
-fi
+ensure_tree
 [ -f "$KMS_TREE/Makefile" ] && [ -x "$KMS_TREE/scripts/kconfig/merge_config.sh" ] ||
 	die "$KMS_TREE does not look like a kernel tree"
 if [ -f "$KMS_TREE/.config" ] || [ -d "$KMS_TREE/include/config" ]; then
 	die "$KMS_TREE has an in-tree build (.config); O= builds need a clean source tree: run 'make -C $KMS_TREE mrproper'"
 fi
 
-frags=("${KMS_FRAGS[@]}")
+# The series' KUnit config, as kunit.py --kunitconfig would use it, right
+# after common.config: the harness's own fragments come later and win.
+frags=("${KMS_FRAGS[0]}")
+kunitconfig=$KMS_TREE/mm/kmap_stack/.kunitconfig
+[ ! -f "$kunitconfig" ] || frags+=("$kunitconfig")
+frags+=("${KMS_FRAGS[@]:1}")
 read -r -a extra <<< "${KMAPSTACK_FRAGMENTS:-}"
 for f in "${extra[@]}"; do
 	[ -f "$f" ] || die "config fragment '$f' (KMAPSTACK_FRAGMENTS) not found"

@@ -9,7 +9,7 @@
 # if missing), so the result does not depend on the state of build/linux.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-case "${1:-}" in -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) kms_help; exit 0 ;; esac
 
 command -v perl >/dev/null || die "perl not found"
 # checkpatch runs scripts/spdxcheck.py with 'python3' from PATH: prefer the

@@ -6,8 +6,9 @@
 #     the page cache is used and the module unmaps in the wrong order;
 #  3. show the kernel's report, the debugfs statistics, and what the analyzer
 #     makes of the trace (kmapstack report; kmapstack check exits 1);
-#  4. if the guest tools test is there (scripts/test-guest.sh), run it too:
-#     trace-cmd during stress-ng, a bpftrace one-liner, crash on a vmcore.
+#  4. the host's own tools in the guest (scripts/demo-host-tools.sh):
+#     trace-cmd during stress-ng, the bpftrace scripts, crash and drgn on a
+#     vmcore.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -19,14 +20,11 @@ say "building the analyzer and the x86_64 debug kernel (ccache; ~10 min cold)"
 make -s tools
 make -s kernel-x86_64
 
-out=$KMS_BUILD/out-x86_64
-mod=$KMS_BUILD/kmapbug-x86_64
-rm -rf "$mod" && mkdir -p "$mod"
-cp tests/modules/kmapbug/{kmapbug.c,Kbuild} "$mod/"
-make -s -C "$out" M="$mod" modules > "$mod/build.log" 2>&1 || { cat "$mod/build.log"; exit 1; }
+check_arch x86_64
+build_kmapbug "$KMS_OUT"
 initrd=$KMS_BUILD/initramfs-demo.cpio
-KMAPSTACK_RUN=$PWD/scripts/guest/demo.sh scripts/mkinitramfs.sh "$initrd" x86_64 \
-	"$mod/kmapbug.ko:/lib/kmapbug.ko" > /dev/null
+KMAPSTACK_RUN=$PWD/scripts/guest/demo-trace-report.sh scripts/mkinitramfs.sh "$initrd" x86_64 \
+	"$KMS_KMAPBUG:/lib/kmapbug.ko" > /dev/null
 say "booting the debug kernel in QEMU"
 log=$KMS_BUILD/demo.log
 scripts/boot.sh x86_64 -i "$initrd" -l "$log" -a "kunit.enable=0 loglevel=1" > /dev/null
@@ -48,8 +46,6 @@ set -e
 say "kmapstack check exit status: $rc (1 = violations found, as expected here)"
 [ "$rc" = 1 ] || { echo "demo: expected kmapstack check to find the violation"; exit 1; }
 
-if [ -x scripts/demo-guest.sh ]; then
-	say "the host's trace-cmd, bpftrace and crash in the guest"
-	scripts/demo-guest.sh
-fi
+say "the host's trace-cmd, bpftrace, crash and drgn in the guest"
+scripts/demo-host-tools.sh
 say "done"

@@ -11,7 +11,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-case "${1:-}" in -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) kms_help; exit 0 ;; esac
 [ $# -le 1 ] || die "usage: $KMS_PROG [DIR]"
 dir=${1:-$KMS_TREE}
 [ -d "$dir/.git" ] || die "$dir is not a git tree (run scripts/kernel-tree.sh first)"
@@ -53,6 +53,8 @@ n=0
 	done
 } > "$tmp/series"
 mv "$tmp/series" "$KMS_SERIES"
+# the tree is now what kernel-patch/ says: build-kernel.sh keeps it as it is
+! is_kms_tree "$dir" || tree_stamp "$dir"
 info "exported $n patch(es) from $dir to $KMS_PATCHDIR (series rewritten)"
 [ ! -f "$KMS_PATCHDIR/$KMS_COVER" ] || info "kept $KMS_COVER"
 git -C "$KMS_REPO" status --short -- kernel-patch 2>/dev/null || true

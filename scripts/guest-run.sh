@@ -32,7 +32,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-usage() { sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { kms_help; }
 case "${1:-}" in -h|--help) usage; exit 0 ;; esac
 
 kout=${KMAPSTACK_OUT:-$KMS_BUILD/out-x86_64}
@@ -69,7 +69,7 @@ else
 fi
 kernel=${kernel:-$kout/arch/x86/boot/bzImage}
 [ -f "$kernel" ] || die "kernel $kernel not found: build it with
-  KMAPSTACK_OUT=$kout KMAPSTACK_FRAGMENTS=scripts/configs/guest.config scripts/build-kernel.sh x86_64"
+  KMAPSTACK_OUT=$kout scripts/build-kernel.sh x86_64   (make kernel-x86_64)"
 
 # The kernel must have what the 9p root and the tools need.
 cfg=$(dirname "$kernel")/../../../.config
@@ -79,7 +79,7 @@ if [ -f "$cfg" ]; then
 		grep -qx "CONFIG_$s=y" "$cfg" || missing="$missing $s"
 	done
 	[ -z "$missing" ] || die "kernel $kernel lacks CONFIG_{${missing# }} (not built with scripts/configs/guest.config): build it with
-  KMAPSTACK_OUT=$kout KMAPSTACK_FRAGMENTS=scripts/configs/guest.config scripts/build-kernel.sh x86_64"
+  KMAPSTACK_OUT=$kout scripts/build-kernel.sh x86_64   (make kernel-x86_64)"
 fi
 
 if [ -z "$out" ]; then

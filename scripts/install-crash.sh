@@ -44,7 +44,7 @@
 # Environment: KMAPSTACK_CRASH_PREFIX, KMAPSTACK_JOBS (default nproc).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-case "${1:-}" in -h|--help) sed -n '2,44p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) kms_help; exit 0 ;; esac
 print=0
 [ "${1:-}" = --print ] && print=1
 

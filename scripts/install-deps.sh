@@ -3,12 +3,12 @@
 #
 # Install (apt-get, non-interactive) every Debian package listed in
 # scripts/deps/*.txt (one package per line, '#' comments), then fetch the
-# 32-bit static busybox for the i386 initramfs (scripts/fetch-busybox-i386.sh;
-# busybox-static:i386 cannot be installed next to the amd64 package).
-# Needs root (or sudo).
+# static busybox of the i386 and arm64 initramfs (scripts/fetch-busybox.sh;
+# busybox-static:ARCH cannot be installed next to the amd64 package; this
+# adds the i386 and arm64 dpkg architectures).  Needs root (or sudo).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-case "${1:-}" in -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) kms_help; exit 0 ;; esac
 
 sudo=
 if [ "$(id -u)" != 0 ]; then
@@ -31,9 +31,7 @@ $sudo apt-get update -qq || die "apt-get update failed"
 info "installing ${#pkgs[@]} package(s): ${pkgs[*]}"
 $sudo apt-get install -y -qq --no-install-recommends "${pkgs[@]}" ||
 	die "apt-get install failed"
-if [ -n "$sudo" ]; then
-	sudo "$KMS_SCRIPTS/fetch-busybox-i386.sh"
-else
-	"$KMS_SCRIPTS/fetch-busybox-i386.sh"
-fi
+for a in i386 arm64; do
+	$sudo "$KMS_SCRIPTS/fetch-busybox.sh" "$a"
+done
 info "done"

@@ -3,7 +3,13 @@
 #
 # (Re)create the kmapstack kernel tree in DIR (default: build/linux):
 # the pristine linux-source-6.12 tree committed as tag 'base', then every
-# patch of kernel-patch/series applied with 'git am' (no 3-way), in order.
+# patch of kernel-patch/series applied with 'git am', in order.  Prints the
+# base's version: any 6.12.y is accepted; on one other than the tested
+# version (scripts/lib.sh KMS_BASE_TESTED) a patch whose context moved is
+# retried with one line of context, with a warning (docs/harness.md).
+# Records a hash of kernel-patch/ in DIR/.git/kmapstack-series: when
+# kernel-patch/ changes, build-kernel.sh re-makes the tree (or refuses if
+# the tree has work of its own).
 #
 # A pristine git repo is cached in build/pristine (made once from the
 # tarball).  DIR is made by a local clone of it; on re-runs an existing
@@ -22,7 +28,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--fresh) fresh=1 ;;
 	--base-only) base_only=1 ;;
-	-h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) kms_help; exit 0 ;;
 	-*) die "unknown option '$1'" ;;
 	*) [ -z "$dir" ] || die "only one DIR allowed"; dir=$1 ;;
 	esac
@@ -36,6 +42,10 @@ patches=("${KMS_PATCHES[@]}")
 
 ensure_pristine
 base=$(git -C "$KMS_PRISTINE" rev-parse 'base^{commit}')
+base_version
+info "base: Linux $KMS_BASE_VERSION${KMS_BASE_DEB:+ (Debian linux-source-$KMS_BASE_SERIES $KMS_BASE_DEB)} from $KMS_TARBALL"
+[ "$KMS_BASE_VERSION" = "$KMS_BASE_TESTED" ] ||
+	warn "the series is tested on Linux $KMS_BASE_TESTED; this base is $KMS_BASE_VERSION (accepted: the build, KUnit and module tests decide)"
 
 reset_ok=0
 if [ -e "$dir" ]; then
@@ -67,6 +77,7 @@ else
 	git -C "$dir" config gc.auto 0
 	: > "$dir/.git/kmapstack-tree"
 fi
+rm -f "$dir/.git/kmapstack-series"
 
 if [ "$base_only" = 0 ]; then
 	i=0
@@ -74,7 +85,9 @@ if [ "$base_only" = 0 ]; then
 		i=$((i + 1))
 		apply_patch "$dir" "$p" "$i"
 	done
-	info "$dir: base + ${#patches[@]} patch(es) in $(( $(now) - start ))s"
+	tree_stamp "$dir"
+	info "$dir: Linux $KMS_BASE_VERSION + ${#patches[@]} patch(es) in $(( $(now) - start ))s"
 else
-	info "$dir: base only in $(( $(now) - start ))s"
+	tree_stamp "$dir" partial
+	info "$dir: Linux $KMS_BASE_VERSION, base only, in $(( $(now) - start ))s"
 fi

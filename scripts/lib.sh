@@ -24,37 +24,83 @@ die()  { printf '%s: error: %s\n' "$KMS_PROG" "$*" >&2; exit 1; }
 warn() { printf '%s: warning: %s\n' "$KMS_PROG" "$*" >&2; }
 info() { printf '%s: %s\n' "$KMS_PROG" "$*" >&2; }
 
-# check_arch ARCH: validate and set KMS_ARCH / KMS_KARCH (kernel ARCH=),
-# for the scripts that only know the two x86 guests.
-check_arch() {
-	KMS_CROSS= KMS_CROSS_ARCH=0
-	case "${1:-}" in
-	x86_64) KMS_ARCH=x86_64; KMS_KARCH=x86_64 ;;
-	i386)   KMS_ARCH=i386;   KMS_KARCH=i386 ;;
-	"")     die "missing ARCH (x86_64 or i386)" ;;
-	*)      die "unsupported ARCH '$1' (x86_64 or i386)" ;;
-	esac
-	KMS_OUT=$KMS_BUILD/out-$KMS_ARCH
-	KMS_IMAGE=arch/x86/boot/bzImage KMS_TARGET=all
-	KMS_FRAGS=("$KMS_SCRIPTS/configs/common.config" "$KMS_SCRIPTS/configs/$KMS_ARCH.config")
-	KMS_QEMU=qemu-system-x86_64 KMS_QEMU_PKG=qemu-system-x86
-}
+# The base kernel: Debian's linux-source-6.12 package.  Policy
+# (docs/harness.md): any 6.12.y Debian ships is accepted; the series was made
+# and last tested on KMS_BASE_TESTED.  kernel-tree.sh prints the version it
+# uses and warns when it differs; the KUnit and module results are the judge.
+KMS_BASE_SERIES=6.12
+KMS_BASE_TESTED=6.12.118
 
-# The HIGHMEM architectures built with a Debian cross compiler
-# (scripts/cross-check.sh; docs/architectures.md).  Bootable under QEMU:
+# The architectures of the test kernels (built and booted with the test
+# initramfs, modules, tracing; 'make check'), and the 32-bit HIGHMEM
+# architectures built with a Debian cross compiler (scripts/build-cross.sh;
+# docs/architectures.md), of which KMS_BOOT_ARCHES boot under QEMU.
+KMS_TEST_ARCHES="x86_64 i386 arm64"
 KMS_CROSS_ARCHES="arm mips powerpc sparc arc"
 KMS_BOOT_ARCHES="arm mips powerpc"
 
-# check_any_arch ARCH: check_arch, or one of $KMS_CROSS_ARCHES.  Also sets
-#   KMS_CROSS (CROSS_COMPILE prefix, empty for x86), KMS_CROSS_PKG (its
-#   Debian package), KMS_OUT (build dir), KMS_IMAGE (boot image, relative to
-#   KMS_OUT), KMS_TARGET (make target), KMS_FRAGS (config fragments),
-#   KMS_QEMU/KMS_QEMU_PKG (emulator, empty if not bootable), and for the
-#   boot: KMS_QEMU_MACHINE (array), KMS_CONSOLE, KMS_MEM, KMS_SMP.
-check_any_arch() {
+# check_arch ARCH: validate a test-kernel ARCH ($KMS_TEST_ARCHES) and set
+#   KMS_ARCH, KMS_KARCH (kernel ARCH=), KMS_CROSS (CROSS_COMPILE prefix, empty
+#   for x86) and KMS_CROSS_PKG, KMS_OUT (build dir), KMS_IMAGE (boot image,
+#   relative to KMS_OUT), KMS_TARGET (make target), KMS_FRAGS (the config:
+#   every fragment, in merge order; the one config source of the arch, see
+#   arch_fragments), KMS_QEMU/KMS_QEMU_PKG, and for the boot:
+#   KMS_QEMU_MACHINE (array), KMS_CONSOLE, KMS_MEM, KMS_SMP.
+#   KMS_CROSS_ARCH=0: booted with the test initramfs.
+check_arch() {
+	KMS_CROSS= KMS_CROSS_PKG= KMS_CROSS_ARCH=0 KMS_SMP=2 KMS_CONSOLE=ttyS0
+	KMS_IMAGE=arch/x86/boot/bzImage KMS_TARGET=all
+	KMS_QEMU=qemu-system-x86_64 KMS_QEMU_PKG=qemu-system-x86
+	KMS_QEMU_MACHINE=(-machine pc)
 	case "${1:-}" in
-	x86_64|i386|"") check_arch "${1:-}"; return ;;
+	x86_64) KMS_ARCH=x86_64; KMS_KARCH=x86_64 KMS_MEM=1G ;;
+	# 3 GiB: ~2 GiB of it in ZONE_HIGHMEM
+	i386)   KMS_ARCH=i386;   KMS_KARCH=i386 KMS_MEM=3G ;;
+	# 64-bit, no HIGHMEM; Debian's cross compiler, QEMU's virt board (TCG)
+	arm64)  KMS_ARCH=arm64;  KMS_KARCH=arm64 KMS_MEM=1G KMS_CONSOLE=ttyAMA0
+		KMS_CROSS=aarch64-linux-gnu- KMS_CROSS_PKG=gcc-aarch64-linux-gnu
+		KMS_IMAGE=arch/arm64/boot/Image KMS_TARGET=all
+		KMS_QEMU=qemu-system-aarch64 KMS_QEMU_PKG=qemu-system-arm
+		KMS_QEMU_MACHINE=(-machine virt -cpu cortex-a57) ;;
+	"")     die "missing ARCH (${KMS_TEST_ARCHES// /, })" ;;
+	*)      die "unsupported ARCH '$1' (${KMS_TEST_ARCHES// /, })" ;;
 	esac
+	KMS_OUT=$KMS_BUILD/out-$KMS_ARCH
+	arch_fragments
+}
+
+# arch_fragments: KMS_FRAGS for $KMS_ARCH, the one list of config fragments
+# that make, the scripts and CI all build with.  common.config and
+# ARCH.config (the lean kernel: KUnit, tracing, the feature), then what the
+# tests need: smp.config (x86: ACPI for 2 CPUs), modules.config (the test
+# module), traces.config (stack traces in reports), guest.config (x86_64:
+# the guest-tools kernel: 9p root, bpftrace, debug info for crash/drgn).
+# KMAPSTACK_LEAN=1 (scripts/bisect-build.sh): common + ARCH only.
+# build-kernel.sh adds the tree's KUnit config (mm/kmap_stack/.kunitconfig)
+# after common.config when the series has one.
+arch_fragments() {
+	local c=$KMS_SCRIPTS/configs
+	if [ "$KMS_CROSS_ARCH" = 1 ]; then
+		KMS_FRAGS=("$c/cross/common.config" "$c/cross/$KMS_ARCH.config")
+		return
+	fi
+	KMS_FRAGS=("$c/common.config" "$c/$KMS_ARCH.config")
+	[ "${KMAPSTACK_LEAN:-0}" = 0 ] || return 0
+	case "$KMS_ARCH" in
+	x86_64) KMS_FRAGS+=("$c/smp.config" "$c/modules.config" "$c/traces.config" "$c/guest.config") ;;
+	i386)   KMS_FRAGS+=("$c/smp.config" "$c/modules.config" "$c/traces.config") ;;
+	arm64)  KMS_FRAGS+=("$c/modules.config" "$c/traces.config") ;;
+	esac
+}
+
+# check_any_arch ARCH: check_arch, or one of $KMS_CROSS_ARCHES (32-bit
+# HIGHMEM, build/cross/out-ARCH, booted without initramfs); sets the same
+# variables (KMS_QEMU empty: build only).
+check_any_arch() {
+	case " $KMS_TEST_ARCHES " in
+	*" ${1:-} "*) check_arch "${1:-}"; return ;;
+	esac
+	[ -n "${1:-}" ] || check_arch ""
 	KMS_ARCH=$1 KMS_KARCH=$1 KMS_CROSS_ARCH=1 KMS_TARGET=vmlinux KMS_IMAGE=vmlinux
 	KMS_QEMU= KMS_QEMU_PKG= KMS_CONSOLE= KMS_MEM= KMS_SMP=1 KMS_QEMU_MACHINE=()
 	case "$1" in
@@ -76,17 +122,19 @@ check_any_arch() {
 		KMS_CONSOLE=ttyPZ0 KMS_MEM=1536M ;;
 	sparc)	KMS_CROSS=sparc64-linux-gnu- KMS_CROSS_PKG=gcc-sparc64-linux-gnu ;;
 	arc)	KMS_CROSS=arc-linux-gnu- KMS_CROSS_PKG=gcc-arc-linux-gnu ;;
-	*)	die "unsupported ARCH '$1' (x86_64, i386, $KMS_CROSS_ARCHES)" ;;
+	*)	die "unsupported ARCH '$1' ($KMS_TEST_ARCHES $KMS_CROSS_ARCHES)" ;;
 	esac
 	KMS_OUT=$KMS_BUILD/cross/out-$KMS_ARCH
-	KMS_FRAGS=("$KMS_SCRIPTS/configs/cross/common.config" "$KMS_SCRIPTS/configs/cross/$KMS_ARCH.config")
+	arch_fragments
 }
 
 # need_cross_tools [qemu]: install the cross compiler (and with 'qemu' the
-# emulator) of $KMS_ARCH with apt-get if missing.  Not in scripts/deps/: only
-# the cross targets need them, and make check should not download them.
+# emulator) of $KMS_ARCH with apt-get if missing.  The 32-bit cross arches'
+# are not in scripts/deps/ (only make check-cross needs them); arm64's are
+# (scripts/deps/harness.txt), this is the fallback for a machine where
+# make deps has not run since.
 need_cross_tools() {
-	[ "$KMS_CROSS_ARCH" = 1 ] || return 0
+	[ -n "$KMS_CROSS" ] || return 0
 	local pkgs=()
 	command -v "${KMS_CROSS}gcc" >/dev/null || pkgs+=("$KMS_CROSS_PKG")
 	if [ -n "$KMS_QEMU" ] && [ "${1:-}" = qemu ]; then
@@ -160,6 +208,7 @@ ensure_pristine() {
 		git tag base
 	) || die "creating the pristine git repo failed"
 	printf '%s\n' "$want" > "$top/.git/kmapstack-tarball"
+	kernel_version "$top" > "$top/.git/kmapstack-version"
 	rm -rf "$KMS_PRISTINE"
 	mv "$top" "$KMS_PRISTINE"
 	rm -rf "$tmp"
@@ -180,16 +229,124 @@ git_in_tree() {
 	fi
 }
 
-# apply_patch DIR PATCHFILE INDEX: git am one patch, loudly.
-apply_patch() {
-	local dir=$1 name=$2 idx=$3 out
-	if ! out=$(git_in_tree "$dir" am --no-3way --quiet "$KMS_PATCHDIR/$name" 2>&1); then
-		printf '%s\n' "$out" >&2
-		git -C "$dir" am --abort >/dev/null 2>&1 || true
-		die "patch #$idx kernel-patch/$name does not apply (git am --no-3way)"
+# kernel_version DIR: the kernel version of the source tree DIR (6.12.118)
+kernel_version() {
+	awk -F' *= *' '$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
+		$1 == "SUBLEVEL" { s = $2 } END { if (v != "") print v "." p "." s }' "$1/Makefile"
+}
+
+# base_version: the version of build/pristine (made by ensure_pristine), and
+# its Debian package version when the tarball is the installed package's;
+# dies if it is not a $KMS_BASE_SERIES.y.  Sets KMS_BASE_VERSION, KMS_BASE_DEB.
+base_version() {
+	KMS_BASE_VERSION=$(cat "$KMS_PRISTINE/.git/kmapstack-version" 2>/dev/null || true)
+	[ -n "$KMS_BASE_VERSION" ] || KMS_BASE_VERSION=$(kernel_version "$KMS_PRISTINE")
+	KMS_BASE_DEB=
+	if [ "$KMS_TARBALL" = /usr/src/linux-source-$KMS_BASE_SERIES.tar.xz ]; then
+		KMS_BASE_DEB=$(dpkg-query -W -f='${Version}' "linux-source-$KMS_BASE_SERIES" 2>/dev/null || true)
 	fi
-	[ -z "$out" ] || printf '%s\n' "$out" >&2
-	info "applied #$idx $name"
+	case "$KMS_BASE_VERSION" in
+	"$KMS_BASE_SERIES".*) ;;
+	*) die "$KMS_TARBALL is Linux ${KMS_BASE_VERSION:-?}, not $KMS_BASE_SERIES.y: the series is for $KMS_BASE_SERIES" ;;
+	esac
+}
+
+# apply_patch DIR PATCHFILE INDEX: git am one patch, loudly.  On a base other
+# than $KMS_BASE_TESTED, a patch whose context moved is retried with one line
+# of context (git am -C1; a 3-way merge cannot help: the patches' preimage
+# blobs are the tested base's and are not in another version's repo); that
+# is reported, and the KUnit and module tests judge the result.
+apply_patch() {
+	local dir=$1 name=$2 idx=$3 out ver
+	if out=$(git_in_tree "$dir" am --no-3way --quiet "$KMS_PATCHDIR/$name" 2>&1); then
+		[ -z "$out" ] || printf '%s\n' "$out" >&2
+		info "applied #$idx $name"
+		return 0
+	fi
+	printf '%s\n' "$out" >&2
+	git -C "$dir" am --abort >/dev/null 2>&1 || true
+	ver=$(kernel_version "$dir")
+	[ "$ver" != "$KMS_BASE_TESTED" ] ||
+		die "patch #$idx kernel-patch/$name does not apply (git am --no-3way)"
+	if out=$(git_in_tree "$dir" am --no-3way -C1 --quiet "$KMS_PATCHDIR/$name" 2>&1); then
+		warn "patch #$idx $name applies to Linux $ver only with one line of context (git am -C1): the series is tested on $KMS_BASE_TESTED; review the result, the tests decide"
+		info "applied #$idx $name (-C1)"
+		return 0
+	fi
+	printf '%s\n' "$out" >&2
+	git -C "$dir" am --abort >/dev/null 2>&1 || true
+	die "patch #$idx kernel-patch/$name does not apply to Linux $ver, not even with one line of context; the series is tested on $KMS_BASE_TESTED: rebase it on $ver, or build on $KMS_BASE_TESTED (docs/harness.md, 'The base kernel')"
+}
+
+# series_hash: identifies kernel-patch/ as kernel-tree.sh applies it: the
+# series file and every patch it lists, in order.  Call load_series first
+# (in the calling shell).
+series_hash() {
+	{ cat "$KMS_SERIES" 2>/dev/null
+	  local p
+	  for p in "${KMS_PATCHES[@]}"; do printf '\n== %s\n' "$p"; cat "$KMS_PATCHDIR/$p"; done
+	} | sha256sum | cut -c1-16
+}
+
+# tree_stamp DIR [SERIES]: record in DIR/.git/kmapstack-series which
+# kernel-patch/ DIR was made from (default: the current one; 'partial' for
+# kernel-tree.sh --base-only trees, which build-kernel.sh never resets) and
+# DIR's HEAD at that moment.
+tree_stamp() {
+	local dir=$1 series=${2:-}
+	if [ -z "$series" ]; then load_series; series=$(series_hash); fi
+	printf 'series=%s\nhead=%s\n' "$series" "$(git -C "$dir" rev-parse HEAD)" > "$dir/.git/kmapstack-series"
+}
+
+# tree_matches_series DIR: base..HEAD of DIR has the diffs of the series'
+# patches, in order (git patch-id).
+tree_matches_series() {
+	local dir=$1 a b p
+	a=$(git -C "$dir" log --reverse -p --format='commit %H' base..HEAD | git patch-id --stable | cut -d' ' -f1)
+	b=$(for p in "${KMS_PATCHES[@]}"; do git patch-id --stable < "$KMS_PATCHDIR/$p" | cut -d' ' -f1; done)
+	[ "$a" = "$b" ]
+}
+
+# ensure_tree: before a build, make $KMS_TREE the series of kernel-patch/.
+#   - missing: made by kernel-tree.sh;
+#   - kernel-patch/ unchanged since the tree was made: built as it is (with
+#     whatever was committed or edited in it: the kernel developer's loop);
+#   - kernel-patch/ changed (a pull, an edit, another branch) and the tree
+#     is as kernel-tree.sh left it: re-made (kernel-tree.sh, ~2 s + build);
+#   - kernel-patch/ changed and the tree has its own commits or changes:
+#     fine if they are the same diffs (exported), else refused, naming the
+#     two ways out.
+# A tree not made by kernel-tree.sh, or a --base-only one, is left alone.
+ensure_tree() {
+	local tree=$KMS_TREE stamp want have_series have_head
+	if [ ! -e "$tree" ]; then
+		info "$tree does not exist: creating it with kernel-tree.sh"
+		"$KMS_SCRIPTS/kernel-tree.sh" "$tree"
+		return
+	fi
+	is_kms_tree "$tree" || return 0
+	load_series
+	want=$(series_hash)
+	stamp=$tree/.git/kmapstack-series
+	have_series=$(sed -n 's/^series=//p' "$stamp" 2>/dev/null || true)
+	have_head=$(sed -n 's/^head=//p' "$stamp" 2>/dev/null || true)
+	[ "$have_series" != partial ] || return 0
+	[ "$have_series" != "$want" ] || return 0
+	local clean=0
+	[ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ] && clean=1
+	if [ -n "$have_series" ] && [ "$clean" = 1 ] && [ "$(git -C "$tree" rev-parse HEAD)" = "$have_head" ]; then
+		info "kernel-patch/ changed since $tree was made: re-applying the series (kernel-tree.sh)"
+		"$KMS_SCRIPTS/kernel-tree.sh" "$tree"
+		return
+	fi
+	if [ "$clean" = 1 ] && tree_matches_series "$tree"; then
+		info "$tree has the series of kernel-patch/ (same diffs): stamped"
+		tree_stamp "$tree"
+		return
+	fi
+	die "kernel-patch/ changed since $tree was made, and $tree has commits or changes of its own.
+  Keep the tree's:        make export-patches   (scripts/export-patches.sh: writes them to kernel-patch/)
+  Take kernel-patch/'s:   make kernel-tree      (scripts/kernel-tree.sh: discards the tree's)"
 }
 
 # kms_make DIR OUT ARCH ARGS...: make for an out-of-tree build with ccache.
@@ -206,3 +363,33 @@ kms_make() {
 
 # time helpers
 now() { date +%s; }
+
+# kms_help: print the calling script's header comment (its --help).
+kms_help() {
+	sed -n '2,/^[^#]/p' "$0" | sed '/^[^#]/d; s/^# \{0,1\}//'
+}
+
+# build_kmapbug OUT: tests/modules/kmapbug built against the kernel build
+# OUT (of $KMS_ARCH: call check_arch first), in OUT/kmapbug: a copy, so the
+# source directory stays clean; a file is copied only when it differs, so
+# make's own dependencies (the sources, the kernel's headers and config)
+# decide what is rebuilt.  Sets KMS_KMAPBUG to the .ko.  The one way the
+# harness builds the module.
+build_kmapbug() {
+	local out=$1 src=$KMS_REPO/tests/modules/kmapbug dst f
+	dst=$out/kmapbug
+	[ -f "$out/Module.symvers" ] || die "$out has no built kernel with modules (make kernel-$KMS_ARCH first)"
+	grep -q '^CONFIG_MODULES=y' "$out/.config" || die "$out/.config lacks CONFIG_MODULES=y"
+	[ -f "$src/kmapbug.c" ] || die "$src/kmapbug.c not found"
+	mkdir -p "$dst"
+	for f in "$src"/*; do
+		[ -f "$f" ] || continue
+		cmp -s "$f" "$dst/${f##*/}" || cp "$f" "$dst/"
+	done
+	local cross=()
+	[ -z "$KMS_CROSS" ] || cross=(CROSS_COMPILE="$KMS_CROSS")
+	make -s -C "$out" ARCH="$KMS_KARCH" "${cross[@]}" M="$dst" modules > "$dst/build.log" 2>&1 ||
+		{ cat "$dst/build.log" >&2; die "building kmapbug.ko against $out failed (log $dst/build.log)"; }
+	KMS_KMAPBUG=$dst/kmapbug.ko
+	[ -f "$KMS_KMAPBUG" ] || die "$KMS_KMAPBUG missing after the build"
+}

@@ -2,7 +2,7 @@
 # mkinitramfs.sh OUT ARCH [SRC:DST ...]
 #
 # Write a tiny uncompressed cpio initramfs (newc) to OUT for ARCH (x86_64 |
-# i386): a static busybox, /init (scripts/initramfs/init) which mounts proc,
+# i386 | arm64): a static busybox, /init (scripts/initramfs/init) which mounts proc,
 # sysfs, devtmpfs, tmpfs /tmp, debugfs and tracefs (/sys/kernel/tracing),
 # runs an optional script, then powers off.  No root needed (the cpio is made
 # by the kernel's usr/gen_init_cpio).
@@ -11,14 +11,14 @@
 # Environment:
 #   KMAPSTACK_RUN    host script baked in as /etc/kmapstack/run, run by /init
 #                    (a 'kmapstack.run=PATH' kernel argument takes precedence)
-#   KMAPSTACK_BUSYBOX_x86_64 / KMAPSTACK_BUSYBOX_i386
+#   KMAPSTACK_BUSYBOX_x86_64 / _i386 / _arm64
 #                    static busybox to use (defaults: /bin/busybox from
-#                    busybox-static; build/deps/busybox-i386, fetched by
-#                    scripts/fetch-busybox-i386.sh if missing)
+#                    busybox-static; build/deps/busybox-i386 and -arm64,
+#                    fetched by scripts/fetch-busybox.sh if missing)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-case "${1:-}" in -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) kms_help; exit 0 ;; esac
 [ $# -ge 2 ] || die "usage: $KMS_PROG OUT ARCH [SRC:DST ...]"
 outfile=$1; check_arch "$2"; shift 2
 
@@ -26,13 +26,20 @@ case "$KMS_ARCH" in
 x86_64) bb=${KMAPSTACK_BUSYBOX_x86_64:-/bin/busybox}
 	[ -f "$bb" ] || die "$bb not found (apt-get install busybox-static)" ;;
 i386)	bb=${KMAPSTACK_BUSYBOX_i386:-$KMS_BUILD/deps/busybox-i386}
-	[ -f "$bb" ] || "$KMS_SCRIPTS/fetch-busybox-i386.sh" "$bb" ;;
+	[ -f "$bb" ] || "$KMS_SCRIPTS/fetch-busybox.sh" i386 "$bb" ;;
+arm64)	bb=${KMAPSTACK_BUSYBOX_arm64:-$KMS_BUILD/deps/busybox-arm64}
+	[ -f "$bb" ] || "$KMS_SCRIPTS/fetch-busybox.sh" arm64 "$bb" ;;
 esac
 if readelf -l "$bb" 2>/dev/null | grep -q 'Requesting program interpreter'; then
 	die "$bb is dynamically linked; a static busybox is needed (apt-get install busybox-static)"
 fi
-want_class=ELF64; [ "$KMS_ARCH" = i386 ] && want_class=ELF32
-readelf -h "$bb" 2>/dev/null | grep -q "Class:.*$want_class" || die "$bb is not an $want_class binary (wrong arch for $KMS_ARCH)"
+case "$KMS_ARCH" in
+x86_64) want='Class:.*ELF64|Machine:.*X86-64' ;;
+i386)   want='Class:.*ELF32|Machine:.*80386' ;;
+arm64)  want='Class:.*ELF64|Machine:.*AArch64' ;;
+esac
+[ "$(readelf -h "$bb" 2>/dev/null | grep -cE "$want")" = 2 ] ||
+	die "$bb is not a busybox for $KMS_ARCH (readelf -h: want ${want//|/ and })"
 
 # gen_init_cpio from the kernel sources (any tree will do).
 gic=$KMS_BUILD/tools/gen_init_cpio

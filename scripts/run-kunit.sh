@@ -1,5 +1,5 @@
 #!/bin/bash
-# run-kunit.sh ARCH [boot.sh options...]   (ARCH: x86_64 | i386 | arm | mips | powerpc)
+# run-kunit.sh ARCH [boot.sh options...]   (ARCH: x86_64 | i386 | arm64 | arm | mips | powerpc)
 #
 # Build the kernel (scripts/build-kernel.sh; incremental, ccache), make the
 # initramfs, boot it (scripts/boot.sh), then parse the console log with the
@@ -13,6 +13,9 @@
 # log must also show a non-empty HighMem zone and 'NNNK highmem' > 0 in the
 # 'Memory:' line (real highmem pages for the suite's GFP_HIGHUSER pages).
 # arm, mips, powerpc: the cross builds, booted with no initramfs (boot.sh).
+# The kernel is build-kernel.sh's, whose config includes the series' KUnit
+# config (mm/kmap_stack/.kunitconfig) when the tree has one.
+# Ends with the suite totals as "N passed, N failed, N skipped" (all suites).
 #
 # Environment:
 #   KMAPSTACK_SUITE      suite that must run (default kmap_stack).  'example'
@@ -30,7 +33,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-case "${1:-}" in -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) kms_help; exit 0 ;; esac
 [ $# -ge 1 ] || die "usage: $KMS_PROG ARCH [boot.sh options]"
 check_any_arch "$1"; shift
 suite=${KMAPSTACK_SUITE:-kmap_stack}
@@ -41,6 +44,8 @@ mkdir -p "$logdir"
 log=$logdir/kunit-$KMS_ARCH.log
 json=$logdir/kunit-$KMS_ARCH.json
 blog=$logdir/build-$KMS_ARCH.log
+# nothing of an earlier run may be read as this one's
+rm -f "$log" "$json" "$json.counts"
 initrd=$KMS_BUILD/initramfs-$KMS_ARCH.cpio
 [ "$KMS_CROSS_ARCH" = 0 ] || initrd=none
 out=${KMAPSTACK_OUT:-$KMS_OUT}
@@ -63,7 +68,6 @@ t1=$(now)
 boot_args=(-i "$initrd" -l "$log")
 [ -z "${KMAPSTACK_OUT:-}" ] || boot_args+=(-k "$out/$KMS_IMAGE")
 [ -z "${KMAPSTACK_KUNIT_FILTER:-}" ] || boot_args+=(-a "kunit.filter_glob=$KMAPSTACK_KUNIT_FILTER")
-rm -f "$log" "$json"
 brc=0
 "$KMS_SCRIPTS/boot.sh" "$KMS_ARCH" "${boot_args[@]}" "$@" > "$log.stdout" 2>&1 || brc=$?
 if [ "$brc" = 0 ]; then
@@ -94,6 +98,7 @@ if [ -f "$json" ]; then
 	python3 - "$json" "$suite" "$log" "${KMAPSTACK_FAIL_ON_SKIP:-0}" "${KMAPSTACK_EXPECT_PASS:-}" <<'PY' || fail=1
 import json, re, sys
 path, want, logf, fail_on_skip = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+countf = path + ".counts"
 expect_pass = int(sys.argv[5]) if sys.argv[5] else None
 root = json.load(open(path))
 counts = {"PASS": 0, "FAIL": 0, "SKIP": 0, "ERROR": 0}
@@ -119,6 +124,8 @@ ok = True
 total = sum(counts.values())
 print("kunit totals: %d passed, %d failed, %d skipped, %d crashed (%d cases, %d suites)" % (
     counts["PASS"], counts["FAIL"], counts["SKIP"], counts["ERROR"], total, len(suites)))
+with open(countf, "w") as f:
+    f.write("%d %d %d\n" % (counts["PASS"], counts["FAIL"] + counts["ERROR"], counts["SKIP"]))
 for s, c in sorted(suites.items()):
     print(f"  suite {s}: pass {c['PASS']} fail {c['FAIL']} skip {c['SKIP']} crash {c['ERROR']}")
 for b in bad:
@@ -180,5 +187,14 @@ if [ "${KMAPSTACK_FAIL_ON_WARN:-0}" = 1 ] && [ "$warns" != 0 ]; then
 	printf '%s: error: WARNINGs in the log and KMAPSTACK_FAIL_ON_WARN=1\n' "$KMS_PROG" >&2; fail=1
 fi
 info "times: build $((t1 - t0))s, boot+tests $((t2 - t1))s; log $log"
-[ "$fail" = 0 ] || die "KUnit run on $KMS_ARCH FAILED"
+# the closing line: every case of every suite; a failure without a failing
+# case (boot, missing suite, TAP, highmem) counts as one more
+read -r np nf ns < "$json.counts" 2>/dev/null || { np=0 nf=0 ns=0; }
+[ "$fail" = 0 ] || [ "$nf" -gt 0 ] || nf=1
+if [ "$fail" != 0 ]; then
+	printf '%s: error: KUnit run on %s FAILED\n' "$KMS_PROG" "$KMS_ARCH" >&2
+	echo "$np passed, $nf failed, $ns skipped"
+	exit 1
+fi
 info "KUnit run on $KMS_ARCH passed (suite $suite)"
+echo "$np passed, $nf failed, $ns skipped"

@@ -32,7 +32,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$KMS_SCRIPTS/guest/lib-guest.sh"
 
-case "${1:-}" in -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) kms_help; exit 0 ;; esac
 out= bug= secs=4 timeout_s=420 bufkb=16384
 need() { [ $# -ge 2 ] || die "option $1 needs an argument"; }
 while [ $# -gt 0 ]; do
@@ -58,7 +58,7 @@ if [ -n "$bug" ]; then
 fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-rm -f "$out/trace.dat" "$out/check.txt" "$out/check.raw.txt" "$out/summary.json" "$out/kallsyms-modules.txt"
+rm -f "$out/trace.dat" "$out/check.txt" "$out/summary.json" "$out/kallsyms-modules.txt"
 
 # The guest side: record to tmpfs (not 9p: no I/O of our own in the trace
 # beyond trace-cmd's), then copy out.
@@ -93,17 +93,14 @@ fi
 info "guest run took $((t1 - t0))s; checking $out/trace.dat ($(du -k "$out/trace.dat" | cut -f1) KiB)"
 
 crc=0
-"$KMS_KMAPSTACK" check --no-progress "$out/trace.dat" > "$out/check.raw.txt" 2>&1 || crc=$?
-# Name the functions of the module loaded during the recording (trace-cmd
-# saved kallsyms at the start): check.txt is check.raw.txt with them.
-if [ -s "$out/kallsyms-modules.txt" ]; then
-	/usr/bin/python3 "$KMS_GUEST_DIR/ksym-resolve.py" "$out/kallsyms-modules.txt" \
-		"$out/check.raw.txt" > "$out/check.txt"
-else
-	cp "$out/check.raw.txt" "$out/check.txt"
-fi
+# trace-cmd saved kallsyms when the recording started: the functions of the
+# module loaded during it are named from the kallsyms lines the workload
+# saved while it was loaded.
+ksyms=()
+[ -s "$out/kallsyms-modules.txt" ] && ksyms=(--kallsyms "$out/kallsyms-modules.txt")
+"$KMS_KMAPSTACK" check --no-progress "${ksyms[@]}" "$out/trace.dat" > "$out/check.txt" 2>&1 || crc=$?
 cat "$out/check.txt"
-"$KMS_KMAPSTACK" report --json --no-progress -o "$out/summary.json" "$out/trace.dat" > /dev/null 2>&1 || true
+"$KMS_KMAPSTACK" report --json --no-progress "${ksyms[@]}" -o "$out/summary.json" "$out/trace.dat" > /dev/null 2>&1 || true
 counts=$(/usr/bin/python3 - "$out/summary.json" <<'EOF'
 import json, sys
 try:

@@ -11,6 +11,8 @@
 # Ends with "N passed, N failed".
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$KMS_SCRIPTS/testlib.sh"
+case "${1:-}" in -h|--help) kms_help; exit 0 ;; esac
 check_arch "${1:-}"
 arch=$KMS_ARCH
 ks=$KMS_REPO/tools/kmapstack/kmapstack
@@ -27,14 +29,11 @@ mkdir -p "$dir"
 tr -d '\r' < "$log" | sed -n 's/^kunit-trace| //p' > "$dir/kunit-trace.txt"
 tr -d '\r' < "$log" | sed -n 's/^balanced-trace| //p' > "$dir/balanced-trace.txt"
 
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "PASS $arch: $*"; }
-ko() { fail=$((fail + 1)); echo "FAIL $arch: $*"; }
 
 n=$(grep -c 'kmap_push:' "$dir/kunit-trace.txt" || true)
-[ "$n" -gt 100 ] && ok "KUnit trace has $n kmap_push events" || ko "KUnit trace has $n kmap_push events"
+check "$arch: KUnit trace has $n kmap_push events" [ "$n" -gt 100 ]
 nb=$(grep -c 'kmap_push:' "$dir/balanced-trace.txt" || true)
-[ "$nb" -gt 100 ] && ok "balanced trace has $nb kmap_push events" || ko "balanced trace has $nb kmap_push events"
+check "$arch: balanced trace has $nb kmap_push events" [ "$nb" -gt 100 ]
 
 set +e
 "$ks" check --no-progress "$dir/kunit-trace.txt" > "$dir/check.txt" 2>&1; rc=$?
@@ -42,8 +41,9 @@ set +e
 "$ks" report --json --no-progress "$dir/kunit-trace.txt" > "$dir/report.json" 2>&1
 "$ks" check --no-progress "$dir/balanced-trace.txt" > "$dir/check-balanced.txt" 2>&1; rcb=$?
 set -e
-[ "$rc" = 1 ] && ok "kmapstack check exits 1 on the KUnit trace" || ko "kmapstack check exits $rc on the KUnit trace"
-[ "$rcb" = 0 ] && ok "kmapstack check exits 0 on the balanced trace" || { ko "kmapstack check exits $rcb on the balanced trace"; head -40 "$dir/check-balanced.txt"; }
+check "$arch: kmapstack check exits 1 on the KUnit trace (exit $rc)" [ "$rc" = 1 ]
+check "$arch: kmapstack check exits 0 on the balanced trace (exit $rcb)" 
+[ "$rcb" = 0 ] || head -40 "$dir/check-balanced.txt"
 
 # Each kind of violation the suite makes, named with its call sites
 expect() {
@@ -51,7 +51,7 @@ expect() {
 	local lines p
 	lines=$(cat "$dir/report.txt")
 	for p in "$@"; do lines=$(grep -F -- "$p" <<<"$lines" || true); done
-	[ -n "$lines" ] && ok "report: $what" || ko "report: $what (no line with: $*)"
+	if [ -n "$lines" ]; then ok "$arch report: $what"; else nok "$arch report: $what" "no line with: $*"; fi
 }
 expect "mismatched unmap, unmapping site" "kmst_unmap_outer"
 expect "mismatched unmap, mapping site" "kmst_map_outer"
@@ -61,9 +61,10 @@ expect "unknown address" "kmst_unmap_unknown"
 expect "overflow" "kmst_map_overflow"
 expect "cross-context unmap" "kmst_irq_unmapper"
 expect "leaked mappings" "kmst_map_leaked"
-grep -qiE 'disagree' "$dir/report.txt" && ko "report: the analyzer and the kernel disagree: $(grep -iE -m3 disagree "$dir/report.txt")" ||
-	ok "report: the analyzer's findings agree with the kernel's kmap_violation events"
+if grep -qiE 'disagree' "$dir/report.txt"; then
+	nok "$arch report: the analyzer's findings agree with the kernel's kmap_violation events" "$(grep -iE -m3 disagree "$dir/report.txt")"
+else
+	ok "$arch report: the analyzer's findings agree with the kernel's kmap_violation events"
+fi
 
-echo "test-analyzer $arch: $pass passed, $fail failed"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-guest.sh: the guest-tools tests (issue 5), one after the other, on the
+# test-guest.sh: the guest-tools tests, one after the other, on the
 # x86_64 kernel built with scripts/configs/guest.config:
 #   scripts/test-stress.sh       trace-cmd record + kmapstack check (clean, wrong_order)
 #   scripts/test-bpftrace.sh     scripts/bpftrace/*.bt
@@ -7,8 +7,7 @@
 # Prints each one's output, then the time and result of each and the totals
 # as "N passed, N failed"; exit 1 if any test failed.
 #
-#   --build     first build the kernel (build-kernel.sh x86_64 with
-#               KMAPSTACK_FRAGMENTS=scripts/configs/guest.config into $KMAPSTACK_OUT)
+#   --build     first build the kernel (build-kernel.sh x86_64 into $KMAPSTACK_OUT)
 #   --only T    run only test T (stress, bpftrace, postmortem; repeatable)
 # Environment: KMAPSTACK_OUT (default build/out-x86_64).  Logs: build/test-guest-T.log.
 # The guest tools are 64-bit Debian binaries: x86_64 only.  The i386/HIGHMEM
@@ -17,7 +16,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$KMS_SCRIPTS/guest/lib-guest.sh"
 
-case "${1:-}" in -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) kms_help; exit 0 ;; esac
 build=0 only=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -35,9 +34,7 @@ done
 
 t0=$(now)
 if [ "$build" = 1 ]; then
-	KMAPSTACK_OUT=$KMS_GUEST_OUT \
-	KMAPSTACK_FRAGMENTS="${KMAPSTACK_FRAGMENTS:-} $KMS_SCRIPTS/configs/guest.config" \
-		"$KMS_SCRIPTS/build-kernel.sh" x86_64 || die "kernel build failed"
+	KMAPSTACK_OUT=$KMS_GUEST_OUT "$KMS_SCRIPTS/build-kernel.sh" x86_64 || die "kernel build failed"
 fi
 guest_kernel_check
 
@@ -49,11 +46,8 @@ for t in "${tests[@]}"; do
 	"$KMS_SCRIPTS/test-$t.sh" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	dt=$(( $(now) - s ))
-	res=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
-	p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\1/p' <<< "$res")
-	f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\2/p' <<< "$res")
-	if [ -z "$res" ]; then p=0; f=1; fi		# died before its summary
-	[ "$rc" = 0 ] || [ "${f:-0}" -gt 0 ] || f=1	# non-zero exit counts as a failure
+	if read_counts "$log"; then p=$KMS_P f=$KMS_F; else p=0 f=1; fi	# died before its summary
+	[ "$rc" = 0 ] || [ "$f" -gt 0 ] || f=1		# non-zero exit counts as a failure
 	pass=$((pass + p)); fail=$((fail + f))
 	lines+=("$(printf '  %-12s %4ss  %s passed, %s failed (exit %s)' "$t" "$dt" "$p" "$f" "$rc")")
 done

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-module.sh ARCH        (ARCH: x86_64 | i386)
+# test-module.sh ARCH        (ARCH: x86_64 | i386 | arm64)
 #
 # Build tests/modules/kmapbug against build/out-ARCH (CONFIG_MODULES=y),
 # boot the kernel with it in the initramfs and check, as a user reading the
@@ -18,27 +18,21 @@
 # Ends with "N passed, N failed"; exit 1 on any failure.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$KMS_SCRIPTS/testlib.sh"
+case "${1:-}" in -h|--help) kms_help; exit 0 ;; esac
 check_arch "${1:-}"
 arch=$KMS_ARCH
-out=$KMS_BUILD/out-$arch
-[ -f "$out/Module.symvers" ] || die "$out has no built kernel with modules (make kernel ARCH=$arch first)"
-grep -q '^CONFIG_MODULES=y' "$out/.config" || die "$out/.config lacks CONFIG_MODULES=y"
-
-mod=$KMS_BUILD/kmapbug-$arch
-rm -rf "$mod" && mkdir -p "$mod"
-cp "$KMS_REPO"/tests/modules/kmapbug/{kmapbug.c,Kbuild} "$mod/"
-make -s -C "$out" ARCH="$KMS_KARCH" M="$mod" modules >"$mod/build.log" 2>&1 ||
-	{ cat "$mod/build.log" >&2; die "building kmapbug.ko failed"; }
+out=$KMS_OUT
+build_kmapbug "$out"
 
 initrd=$KMS_BUILD/initramfs-module-$arch.cpio
 KMAPSTACK_RUN="$KMS_SCRIPTS/guest/module-test.sh" \
-	"$KMS_SCRIPTS/mkinitramfs.sh" "$initrd" "$arch" "$mod/kmapbug.ko:/lib/kmapbug.ko" >/dev/null
+	"$KMS_SCRIPTS/mkinitramfs.sh" "$initrd" "$arch" "$KMS_KMAPBUG:/lib/kmapbug.ko" >/dev/null
 log=$KMS_BUILD/module-$arch.log
 "$KMS_SCRIPTS/boot.sh" "$arch" -i "$initrd" -l "$log" -t 600 \
 	-a "kunit.enable=0 loglevel=1" >/dev/null || die "guest boot failed, see $log"
 tr -d '\r' < "$log" > "$log.txt"
 
-pass=0 fail=0
 # expect STEP PATTERN...: a line of the step that matches every PATTERN (grep -F)
 expect() {
 	local step=$1 what=$2; shift 2
@@ -47,9 +41,9 @@ expect() {
 	local p
 	for p in "$@"; do lines=$(printf '%s\n' "$lines" | grep -F -- "$p" || true); done
 	if [ -n "$lines" ]; then
-		pass=$((pass + 1)); echo "PASS $arch $step: $what"
+		ok "$arch $step: $what"
 	else
-		fail=$((fail + 1)); echo "FAIL $arch $step: $what (no line with: $*)"
+		nok "$arch $step: $what" "no line with: $*"
 	fi
 }
 count() { grep -F "step-$1| " "$log.txt" | grep -cF -- "$2" || true; }
@@ -57,9 +51,9 @@ expect_count() {
 	local step=$1 pat=$2 want=$3 got
 	got=$(count "$step" "$pat")
 	if [ "$got" = "$want" ]; then
-		pass=$((pass + 1)); echo "PASS $arch $step: $want line(s) with '$pat'"
+		ok "$arch $step: $want line(s) with '$pat'"
 	else
-		fail=$((fail + 1)); echo "FAIL $arch $step: $got line(s) with '$pat', want $want"
+		nok "$arch $step: $got line(s) with '$pat'" "want $want"
 	fi
 }
 
@@ -93,9 +87,9 @@ expect double_unmap "title" "kmap_stack: unmap of an address that is not mapped 
 line=$(grep -F "step-double_unmap| " "$log.txt" | grep -o 'kmap_ctrl.idx=-\?[0-9]* migration_disabled=-\?[0-9]*' | head -n 1 || true)
 idx=${line#kmap_ctrl.idx=}; idx=${idx%% *}; pinned=${line##*=}
 if [ -n "$line" ] && ! { [ "$idx" -gt 0 ] && [ "$pinned" = 0 ]; }; then
-	pass=$((pass + 1)); echo "PASS $arch double_unmap: real state consistent ($line)"
+	ok "$arch double_unmap: real state consistent ($line)"
 else
-	fail=$((fail + 1)); echo "FAIL $arch double_unmap: '${line:-no state line}'"
+	nok "$arch double_unmap: real state" "'${line:-no state line}'"
 fi
 # A module whose init fails holding a mapping: named while its code exists
 expect leak_init_fail "title" "kmap_stack: mapping held by a module being removed in kmapbug_map_third+" "[kmapbug]"
@@ -115,6 +109,4 @@ if [ "$traces" = 1 ]; then
 	expect_count boot_wrong_order "]   kmapbug_wrong_order+" 0
 fi
 
-echo "test-module $arch: $pass passed, $fail failed"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary

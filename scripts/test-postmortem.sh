@@ -42,12 +42,14 @@ for _ in $(seq 1 300); do
 	sleep 1
 done
 if [ -e "$out/ready" ]; then
-	/usr/bin/python3 "$KMS_GUEST_DIR/qmp-dump.py" "$out/qmp.sock" "$vmcore" || true
+	dumprc=0
+	/usr/bin/python3 "$KMS_GUEST_DIR/qmp-dump.py" "$out/qmp.sock" "$vmcore" || dumprc=$?
 	touch "$out/dumped"
 fi
 grc=0; wait "$gpid" || grc=$?
 cat "$out/guest-run.out"
 check "guest: kmapbug bug=hold loaded, dumped, unloaded" [ "$grc" = 0 ]
+check "QMP dump-guest-memory: exit 0 (exit ${dumprc:-none: the guest never got ready})" [ "${dumprc:-1}" = 0 ]
 check "vmcore written ($(du -m "$vmcore" 2>/dev/null | cut -f1) MiB)" [ -s "$vmcore" ]
 pid=$(cat "$out/holder.pid" 2>/dev/null || echo none)
 [ -s "$vmcore" ] || { summary; exit 1; }
@@ -88,15 +90,18 @@ check "crash: the summary line counts the holder" grep -qE '^[0-9]+ tasks, [1-9]
 # crash reads the module tables itself: no warning, module names from them
 check "crash: no warnings (module tables read by crash)" bash -c "! grep -q 'WARNING' '$out/crash.txt'"
 check "crash: call sites name the module ([kmapbug])" grep -q 'kmapbug_map_first+0x[0-9a-f]* \[kmapbug\]' "$out/crash.txt"
-"$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-p $pid" > "$out/crash-p.txt" 2>&1 || true
+rc=0; "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-p $pid" > "$out/crash-p.txt" 2>&1 || rc=$?
+check "crash -p $pid: exit 0 (exit $rc)" [ "$rc" = 0 ]
 check "crash: -p $pid lists only that task" \
 	bash -c "[ \"\$(grep -c '^PID ' '$out/crash-p.txt')\" = 1 ] && grep -q '^PID $pid .*kmapbug_holder' '$out/crash-p.txt' && ! grep -q '^CPU ' '$out/crash-p.txt'"
-"$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-c 1" > "$out/crash-c.txt" 2>&1 || true
+rc=0; "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-c 1" > "$out/crash-c.txt" 2>&1 || rc=$?
+check "crash -c 1: exit 0 (exit $rc)" [ "$rc" = 0 ]
 check "crash: -c 1 lists only CPU 1" \
 	bash -c "[ \"\$(grep -cE '^CPU 1 ' '$out/crash-c.txt')\" = 3 ] && ! grep -qE '^(CPU [02-9]|PID )' '$out/crash-c.txt'"
 # the extension's own module symbols (the modules' kallsyms), for a crash
 # without module tables: the same holder block
-KMAPSTACK_CRASH_OPTS=--no_modules "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-p $pid" > "$out/crash-nomod.txt" 2>&1 || true
+rc=0; KMAPSTACK_CRASH_OPTS=--no_modules "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-p $pid" > "$out/crash-nomod.txt" 2>&1 || rc=$?
+check "crash --no_modules -p $pid: exit 0 (exit $rc)" [ "$rc" = 0 ]
 check "crash --no_modules: the same kmapbug_holder block (module names from kallsyms)" \
 	bash -c "[ -n \"\$(grep '^ *#' '$out/crash.txt')\" ] && [ \"\$(grep -A3 '^PID $pid ' '$out/crash.txt')\" = \"\$(grep -A3 '^PID $pid ' '$out/crash-nomod.txt')\" ]"
 tc=$(( $(now) - t1 ))
@@ -105,14 +110,16 @@ tc=$(( $(now) - t1 ))
 t1=$(now)
 drc=0
 timeout 300 /usr/bin/drgn -q -c "$vmcore" -s "$vmlinux" "$KMS_REPO/tools/drgn/kmapstack.py" > "$out/drgn.txt" 2> "$out/drgn.err" || drc=$?
-check "drgn: exit 0" [ "$drc" = 0 ]
+check "drgn: exit 0 (exit $drc)" [ "$drc" = 0 ]
 check_cpus drgn "$out/drgn.txt" "$smp"
 check_holder drgn "$out/drgn.txt"
 check "drgn: call sites name the module ([kmapbug])" grep -q 'kmapbug_map_first+0x[0-9a-f]* \[kmapbug\]' "$out/drgn.txt"
-timeout 300 /usr/bin/drgn -q -c "$vmcore" -s "$vmlinux" "$KMS_REPO/tools/drgn/kmapstack.py" -p "$pid" > "$out/drgn-p.txt" 2>&1 || true
+rc=0; timeout 300 /usr/bin/drgn -q -c "$vmcore" -s "$vmlinux" "$KMS_REPO/tools/drgn/kmapstack.py" -p "$pid" > "$out/drgn-p.txt" 2>&1 || rc=$?
+check "drgn -p $pid: exit 0 (exit $rc)" [ "$rc" = 0 ]
 check "drgn: -p $pid lists only that task" \
 	bash -c "[ \"\$(grep -c '^PID ' '$out/drgn-p.txt')\" = 1 ] && ! grep -q '^CPU ' '$out/drgn-p.txt'"
-timeout 300 /usr/bin/drgn -q -c "$vmcore" -s "$vmlinux" "$KMS_REPO/tools/drgn/kmapstack.py" -c 1 > "$out/drgn-c.txt" 2>&1 || true
+rc=0; timeout 300 /usr/bin/drgn -q -c "$vmcore" -s "$vmlinux" "$KMS_REPO/tools/drgn/kmapstack.py" -c 1 > "$out/drgn-c.txt" 2>&1 || rc=$?
+check "drgn -c 1: exit 0 (exit $rc)" [ "$rc" = 0 ]
 check "drgn: -c 1 lists only CPU 1" \
 	bash -c "[ \"\$(grep -cE '^CPU 1 ' '$out/drgn-c.txt')\" = 3 ] && ! grep -qE '^(CPU [02-9]|PID )' '$out/drgn-c.txt'"
 td=$(( $(now) - t1 ))

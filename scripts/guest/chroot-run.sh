@@ -30,11 +30,12 @@ mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000 hostroot $R ||
 mount -t proc proc $R/proc || fail "mount proc"
 mount -t sysfs sysfs $R/sys || fail "mount sysfs"
 mount -t devtmpfs devtmpfs $R/dev || fail "mount devtmpfs"
-mkdir -p $R/dev/pts $R/dev/shm 2>/dev/null
-mount -t devpts devpts $R/dev/pts 2>/dev/null
-mount -t tmpfs tmpfs $R/dev/shm
-mount -t debugfs debugfs $R/sys/kernel/debug 2>/dev/null
-mount -t tracefs tracefs $R/sys/kernel/tracing 2>/dev/null
+mkdir -p $R/dev/pts $R/dev/shm || fail "mkdir /dev/pts /dev/shm"
+mount -t devpts devpts $R/dev/pts || fail "mount devpts"
+mount -t tmpfs tmpfs $R/dev/shm || fail "mount tmpfs on /dev/shm"
+# trace-cmd, bpftrace and the tests read these: a kernel without them fails here
+mount -t debugfs debugfs $R/sys/kernel/debug || fail "mount debugfs on /sys/kernel/debug"
+mount -t tracefs tracefs $R/sys/kernel/tracing || fail "mount tracefs on /sys/kernel/tracing"
 # A project checked out under one of these (/tmp/x, /home/u/x, /root/x)
 # stays visible: its top directory there is bound back over the tmpfs.
 for d in /tmp /run /var/tmp /var/log /var/cache /root /home /mnt /media; do

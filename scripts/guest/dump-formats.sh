@@ -1,5 +1,5 @@
 #!/bin/sh
-# Guest side of scripts/check-formats.sh: print the kmap_stack event formats.
+# Guest side of scripts/check-event-formats.sh: print the kmap_stack event formats.
 for e in kmap_push kmap_pop kmap_violation; do
 	f=/sys/kernel/tracing/events/kmap_stack/$e/format
 	echo "kmapstack-format-begin $e"

@@ -1,6 +1,7 @@
 #!/bin/bash
-# demo-guest.sh: the second half of 'make demo' (scripts/demo.sh calls it),
-# on the x86_64 kernel of the first half (build/out-x86_64, guest.config):
+# demo-host-tools.sh: the second half of 'make demo' (scripts/demo.sh calls
+# it): the host's own tools run in the guest, on the x86_64 kernel of the
+# first half (build/out-x86_64, guest.config):
 #  1. trace-cmd record -e kmap_stack during a short stress workload, with
 #     kmapbug's wrong-order unmap injected; then kmapstack check and report;
 #  2. the bpftrace scripts (scripts/bpftrace/*.bt) attached in one guest
@@ -13,7 +14,7 @@
 # Exit status 1 if a part did not give the expected result.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-case "${1:-}" in -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) kms_help; exit 0 ;; esac
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 bad=0
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Guest side of scripts/demo.sh (busybox): trace the kmap_stack events while
+# Guest side of the first half of scripts/demo.sh (busybox initramfs): trace the kmap_stack events while
 # the page cache is used and kmapbug makes a wrong-order unmap, then print
 # the report and the trace with prefixes the host strips.
 T=/sys/kernel/tracing

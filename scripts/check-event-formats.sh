@@ -1,5 +1,5 @@
 #!/bin/bash
-# check-formats.sh ARCH [--update]        (ARCH: x86_64 | i386)
+# check-event-formats.sh ARCH [--update]        (ARCH: x86_64 | i386)
 #
 # Boot build/out-ARCH, read /sys/kernel/tracing/events/kmap_stack/*/format and
 # compare each with the golden copy tracepoints/formats/ARCH/EVENT (the ID
@@ -8,6 +8,8 @@
 # that read them) are updated on purpose.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$KMS_SCRIPTS/testlib.sh"
+case "${1:-}" in -h|--help) kms_help; exit 0 ;; esac
 check_arch "${1:-}"
 arch=$KMS_ARCH update=0
 [ "${2:-}" = --update ] && update=1
@@ -19,30 +21,27 @@ KMAPSTACK_RUN="$KMS_SCRIPTS/guest/dump-formats.sh" \
 "$KMS_SCRIPTS/boot.sh" "$arch" -i "$initrd" -l "$log" -t 600 ${KMAPSTACK_KERNEL:+-k "$KMAPSTACK_KERNEL"} \
 	-a "kunit.enable=0 loglevel=1" >/dev/null || die "guest boot failed, see $log"
 
-pass=0 fail=0
 mkdir -p "$gold"
 for e in kmap_push kmap_pop kmap_violation; do
 	got=$(tr -d '\r' < "$log" | sed -n "/^kmapstack-format-begin $e\$/,/^kmapstack-format-end $e\$/p" |
 		sed -n 's/^F|//p')
 	if [ -z "$got" ]; then
-		fail=$((fail + 1)); echo "FAIL $arch $e: the booted kernel has no kmap_stack/$e/format"
+		nok "$arch $e" "the booted kernel has no kmap_stack/$e/format"
 		continue
 	fi
 	if [ "$update" = 1 ]; then
 		printf '%s\n' "$got" > "$gold/$e"; echo "updated $gold/$e"; continue
 	fi
 	if [ ! -f "$gold/$e" ]; then
-		fail=$((fail + 1)); echo "FAIL $arch $e: no golden copy $gold/$e (run with --update)"
+		nok "$arch $e" "no golden copy $gold/$e (run with --update)"
 		continue
 	fi
 	if diff -u <(grep -v '^ID:' "$gold/$e") <(printf '%s\n' "$got" | grep -v '^ID:') > "$KMS_BUILD/formats-$arch-$e.diff"; then
-		pass=$((pass + 1)); echo "PASS $arch $e: format matches tracepoints/formats/$arch/$e"
+		ok "$arch $e: format matches tracepoints/formats/$arch/$e"
 	else
-		fail=$((fail + 1)); echo "FAIL $arch $e: format differs from the golden copy:"
+		nok "$arch $e" "format differs from the golden copy:"
 		cat "$KMS_BUILD/formats-$arch-$e.diff"
 	fi
 done
 [ "$update" = 1 ] && exit 0
-echo "check-formats $arch: $pass passed, $fail failed"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary
