@@ -55,7 +55,7 @@ phase "ext2 (loop) write/sync/read"
 if [ -n "$bug" ]; then
 	insmod "$ko" bug="$bug"
 	# trace-cmd saved kallsyms when the recording started: keep the
-	# module's symbols for scripts/guest/ksym-resolve.py
+	# module's symbols for kmapstack --kallsyms
 	grep '\[kmapbug\]' /proc/kallsyms > "${KMS_OUT:-/tmp}/kallsyms-modules.txt" || true
 	rmmod kmapbug
 	phase "insmod kmapbug bug=$bug"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "decode.h"
+#include "ksyms.h"
 #include "sites.h"
 
 static const char *const ev_names[3] = { "kmap_push", "kmap_pop",
@@ -157,12 +158,15 @@ int decoder_site(struct decoder *d, unsigned long long addr)
 	site = htab_get(&d->cache, addr);
 	if (site >= 0)
 		return site;
-	name = tep_find_function(d->tep, addr);
-	if (name) {
-		start = tep_find_function_address(d->tep, addr);
-		snprintf(buf, sizeof(buf), "%s+0x%llx", name, addr - start);
-	} else {
-		snprintf(buf, sizeof(buf), "0x%llx", addr);
+	/* --kallsyms first: saved after the recording, it knows more */
+	if (!ksyms_name(addr, buf, sizeof(buf))) {
+		name = tep_find_function(d->tep, addr);
+		start = name ? tep_find_function_address(d->tep, addr) : 0;
+		if (name)
+			snprintf(buf, sizeof(buf), "%s+0x%llx", name,
+				 addr - start);
+		else
+			snprintf(buf, sizeof(buf), "0x%llx", addr);
 	}
 	site = sites_intern(buf, strlen(buf));
 	htab_add(&d->cache, addr, site);

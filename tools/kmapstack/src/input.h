@@ -70,7 +70,8 @@ int input_text_buffer(const char *buf, size_t len, struct replay *r,
 
 struct live_opts {
 	const char *tracefs; /* NULL: where tracefs is mounted */
-	double duration; /* seconds, 0: until SIGINT */
+	double duration; /* seconds, 0: until SIGINT or SIGTERM */
+	int buffer_kb; /* the ring buffer of each CPU, 0: as it is */
 };
 
 int input_live(const struct live_opts *lo, struct replay *r,

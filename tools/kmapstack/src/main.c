@@ -15,7 +15,9 @@
 #include <unistd.h>
 
 #include "xalloc.h"
+#include "filter.h"
 #include "findings.h"
+#include "ksyms.h"
 #include "input.h"
 #include "options.h"
 #include "replay.h"
@@ -30,26 +32,37 @@ static const char usage_text[] =
 	"       kmapstack check  [options] FILE...  quiet unless violations\n"
 	"       kmapstack stats  [options] FILE...  statistics\n"
 	"       kmapstack live   [options]          trace this machine, report at the end\n"
+	"Options go before or after the command.\n"
 	"\n"
-	"FILE is a trace.dat (trace-cmd record -e kmap_stack), or the text of\n"
-	"trace-cmd report or /sys/kernel/tracing/trace ('-' reads stdin).\n"
-	"Several files are analysed one after the other, each with its own stacks;\n"
-	"the findings and statistics are added up.\n"
+	"FILE is a trace.dat (trace-cmd record -e kmap_stack), a perf.data (perf\n"
+	"record -e 'kmap_stack:*'; read through perf script), or the text of\n"
+	"trace-cmd report, perf script or /sys/kernel/tracing/trace ('-' reads\n"
+	"stdin). Several files are analysed one after the other, each with its\n"
+	"own stacks; the findings and statistics are added up.\n"
 	"\n"
 	"options:\n"
 	"  --json              JSON output (docs/kmapstack-json.md)\n"
 	"  --folded            folded stacks for flame graphs: outer;inner count\n"
 	"  --svg FILE          also write depth over time and hold times as SVG\n"
 	"  -o, --output FILE   write the output to FILE\n"
+	"  --pid LIST          only the events of these tasks (1234,1235)\n"
+	"  --comm LIST         only the events of tasks of these names (bash,dd)\n"
+	"  --cpu LIST          only the events of these CPUs (0,2-3)\n"
+	"  --since T, --until T  only the events from / up to trace time T\n"
+	"                      (12.5, 12500ms: a bare number is seconds)\n"
+	"  --kallsyms FILE     a /proc/kallsyms saved after the recording: names\n"
+	"                      the functions of modules loaded during it\n"
 	"  --hold-threshold T  list the holds of T or more (1ms, 250us, 10s;\n"
-	"                      a bare number is ns)\n"
+	"                      a bare number is in the trace clock's unit, ns)\n"
 	"  --fail-on-gaps      check: lost events or mappings held at the end\n"
 	"                      make the exit status 1 (else a warning)\n"
 	"  --top N             longest holds to list (default 10)\n"
 	"  --max-violations N  findings to show in detail (default 1000)\n"
 	"  --strict            mappings held at the end of the trace are violations\n"
 	"  --no-progress       no progress indicator on stderr\n"
-	"  --duration S        live: stop after S seconds (default: at Ctrl-C)\n"
+	"  --duration T        live: stop after T (10, 10s, 500ms; default: at\n"
+	"                      Ctrl-C or SIGTERM)\n"
+	"  --buffer-size KB    live: the ring buffer of each CPU (trace-cmd -b)\n"
 	"  --tracefs DIR       live: the tracefs mount point\n"
 	"  -h, --help          this text\n"
 	"  --version           the version\n"
@@ -69,6 +82,13 @@ enum {
 	OPT_TRACEFS,
 	OPT_VERSION,
 	OPT_FAIL_GAPS,
+	OPT_PID,
+	OPT_COMM,
+	OPT_CPU,
+	OPT_SINCE,
+	OPT_UNTIL,
+	OPT_KALLSYMS,
+	OPT_BUFSIZE,
 };
 
 static const struct option long_opts[] = {
@@ -86,16 +106,15 @@ static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "fail-on-gaps", no_argument, NULL, OPT_FAIL_GAPS },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "since", required_argument, NULL, OPT_SINCE },
+	{ "until", required_argument, NULL, OPT_UNTIL },
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "buffer-size", required_argument, NULL, OPT_BUFSIZE },
 	{ NULL, 0, NULL, 0 },
 };
-
-void kms_opts_default(struct kms_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->max_findings = 1000;
-	o->top = 10;
-	o->progress = isatty(STDERR_FILENO);
-}
 
 static int usage_error(const char *msg, const char *arg)
 {
@@ -118,61 +137,28 @@ static int parse_count(const char *s, long long max, long long *v)
 	return 0;
 }
 
-/* a duration: a number with ns, us, ms or s (none: ns) */
-static int parse_duration(const char *s, unsigned long long *ns)
-{
-	static const struct {
-		const char *unit;
-		double mul;
-	} units[] = { { "", 1 },
-		      { "ns", 1 },
-		      { "us", 1e3 },
-		      { "ms", 1e6 },
-		      { "s", 1e9 } };
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || !(v >= 0) || v > 4e18)
-		return -1;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (!strcmp(end, units[i].unit) && v * units[i].mul <= 4e18) {
-			*ns = (unsigned long long)(v * units[i].mul + 0.5);
-			return 0;
-		}
-	}
-	return -1;
-}
-
 struct cmd {
 	int mode;
 	int fail_on_gaps;
 	int live;
 	int json, folded;
-	const char *svg, *output;
+	const char *svg, *output, *kallsyms;
+	char **rest; /* the words after the command, options and files */
+	int nrest;
+	char **files;
+	int nfiles;
 	struct live_opts lo;
 	struct kms_opts o;
+	struct kms_filter filter;
 };
 
-static int parse_args(int argc, char **argv, struct cmd *cmd)
+/* the options from optind on; GNU getopt moves the other words after them */
+static int parse_opts(int argc, char **argv, struct cmd *cmd, int *top_set)
 {
-	const char *sub = argv[1];
+	unsigned long long ns;
 	long long v;
-	int c, top_set = 0;
+	int c;
 
-	memset(cmd, 0, sizeof(*cmd));
-	kms_opts_default(&cmd->o);
-	if (!strcmp(sub, "report"))
-		cmd->mode = MODE_REPORT;
-	else if (!strcmp(sub, "check"))
-		cmd->mode = MODE_CHECK;
-	else if (!strcmp(sub, "stats"))
-		cmd->mode = MODE_STATS;
-	else if (!strcmp(sub, "live"))
-		cmd->mode = MODE_REPORT, cmd->live = 1;
-	else
-		return usage_error("unknown command", sub);
-	optind = 2;
-	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_JSON:
@@ -188,19 +174,19 @@ static int parse_args(int argc, char **argv, struct cmd *cmd)
 			cmd->output = optarg;
 			break;
 		case OPT_THRESHOLD:
-			if (parse_duration(optarg, &cmd->o.hold_threshold))
+			if (kms_parse_time(optarg, 1, &cmd->o.hold_threshold))
 				return usage_error("bad --hold-threshold (a "
 						   "duration: 1ms, 250us)",
 						   optarg);
 			cmd->o.have_threshold = 1;
-			if (!top_set)
+			if (!*top_set)
 				cmd->o.top = 100;
 			break;
 		case OPT_TOP:
 			if (parse_count(optarg, 1000000, &v))
 				return usage_error("bad --top", optarg);
 			cmd->o.top = (int)v;
-			top_set = 1;
+			*top_set = 1;
 			break;
 		case OPT_MAXV:
 			if (parse_count(optarg, 100000000, &v))
@@ -217,17 +203,60 @@ static int parse_args(int argc, char **argv, struct cmd *cmd)
 		case OPT_NOPROGRESS:
 			cmd->o.progress = 0;
 			break;
-		case OPT_DURATION: {
-			char *end;
-
-			cmd->lo.duration = strtod(optarg, &end);
-			if (!*optarg || *end || !(cmd->lo.duration > 0) ||
-			    cmd->lo.duration > 1e7)
-				return usage_error("bad --duration", optarg);
+		case OPT_DURATION:
+			if (kms_parse_time(optarg, 1e9, &ns) || !ns ||
+			    ns > 10000000 * 1000000000ULL)
+				return usage_error("bad --duration (a duration:"
+						   " 10, 10s, 500ms)",
+						   optarg);
+			cmd->lo.duration = (double)ns / 1e9;
 			break;
-		}
 		case OPT_TRACEFS:
 			cmd->lo.tracefs = optarg;
+			break;
+		case OPT_BUFSIZE:
+			if (parse_count(optarg, 1 << 30, &v) || !v)
+				return usage_error("bad --buffer-size (KB per "
+						   "CPU)",
+						   optarg);
+			cmd->lo.buffer_kb = (int)v;
+			break;
+		case OPT_PID:
+			if (filter_add_pids(&cmd->filter, optarg))
+				return usage_error("bad --pid (pids: 12,34)",
+						   optarg);
+			break;
+		case OPT_COMM:
+			if (filter_add_comms(&cmd->filter, optarg))
+				return usage_error(
+					"bad --comm (names: bash,dd)", optarg);
+			break;
+		case OPT_CPU:
+			if (filter_add_cpus(&cmd->filter, optarg))
+				return usage_error("bad --cpu (CPUs: 0,2-3)",
+						   optarg);
+			break;
+		case OPT_SINCE:
+		case OPT_UNTIL:
+			if (kms_parse_time(optarg, 1e9, &ns))
+				return usage_error(
+					c == OPT_SINCE ?
+						"bad --since (a "
+						"time: 12.5, 12500ms)" :
+						"bad --until (a "
+						"time: 12.5, 12500ms)",
+					optarg);
+			cmd->filter.active = 1;
+			if (c == OPT_SINCE) {
+				cmd->filter.have_since = 1;
+				cmd->filter.since = ns;
+			} else {
+				cmd->filter.have_until = 1;
+				cmd->filter.until = ns;
+			}
+			break;
+		case OPT_KALLSYMS:
+			cmd->kallsyms = optarg;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -236,20 +265,75 @@ static int parse_args(int argc, char **argv, struct cmd *cmd)
 			printf("kmapstack %s\n", KMS_VERSION);
 			exit(0);
 		default:
-			return usage_error("unknown or incomplete option",
-					   argv[optind - 1]);
+			/* getopt said why on stderr */
+			fprintf(stderr, "Try 'kmapstack --help'.\n");
+			return EXIT_USAGE;
 		}
 	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct cmd *cmd)
+{
+	char *argv0 = argv[0];
+	const char *sub = NULL;
+	int top_set = 0, ret;
+
+	memset(cmd, 0, sizeof(*cmd));
+	kms_opts_default(&cmd->o);
+	/* getopt's messages start with argv[0] */
+	argv[0] = "kmapstack";
+	optind = 1;
+	opterr = 1;
+	ret = parse_opts(argc, argv, cmd, &top_set);
+	if (!ret && optind < argc) {
+		/*
+		 * What follows the command, again (POSIXLY_CORRECT stops
+		 * getopt there); optind 0 starts getopt afresh at [1]
+		 */
+		sub = argv[optind];
+		cmd->rest =
+			xcalloc((size_t)(argc - optind + 1), sizeof(char *));
+		cmd->rest[0] = argv[0];
+		for (int i = optind + 1; i < argc; i++)
+			cmd->rest[i - optind] = argv[i];
+		cmd->nrest = argc - optind;
+		optind = 0;
+		ret = parse_opts(cmd->nrest, cmd->rest, cmd, &top_set);
+		cmd->files = cmd->rest + optind;
+		cmd->nfiles = cmd->nrest - optind;
+	}
+	argv[0] = argv0;
+	if (ret)
+		return ret;
+	if (!sub)
+		return usage_error("no command", NULL);
+	if (!strcmp(sub, "report"))
+		cmd->mode = MODE_REPORT;
+	else if (!strcmp(sub, "check"))
+		cmd->mode = MODE_CHECK;
+	else if (!strcmp(sub, "stats"))
+		cmd->mode = MODE_STATS;
+	else if (!strcmp(sub, "live"))
+		cmd->mode = MODE_REPORT, cmd->live = 1;
+	else
+		return usage_error("unknown command", sub);
 	if (cmd->json && cmd->folded)
 		return usage_error("--json and --folded exclude each other",
 				   NULL);
-	if (cmd->live && optind < argc)
-		return usage_error("live takes no file", argv[optind]);
-	if (!cmd->live && optind >= argc)
+	if (cmd->filter.have_since && cmd->filter.have_until &&
+	    cmd->filter.since > cmd->filter.until)
+		return usage_error("--since is after --until", NULL);
+	if (cmd->live && cmd->nfiles)
+		return usage_error("live takes no file", cmd->files[0]);
+	if (!cmd->live && !cmd->nfiles)
 		return usage_error("no input file", NULL);
-	if (!cmd->live && (cmd->lo.duration > 0 || cmd->lo.tracefs))
-		return usage_error("--duration and --tracefs are for live",
-				   NULL);
+	if (!cmd->live &&
+	    (cmd->lo.duration > 0 || cmd->lo.tracefs || cmd->lo.buffer_kb))
+		return usage_error(
+			"--duration, --buffer-size and --tracefs are for live",
+			NULL);
+	cmd->o.paths = cmd->folded;
 	return 0;
 }
 
@@ -368,34 +452,36 @@ int main(int argc, char **argv)
 	char err[1024];
 	FILE *out = stdout;
 
-	if (argc < 2)
-		return usage_error("no command", NULL);
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		fputs(usage_text, stdout);
-		return 0;
-	}
-	if (!strcmp(argv[1], "--version")) {
-		printf("kmapstack %s\n", KMS_VERSION);
-		return 0;
-	}
 	ret = parse_args(argc, argv, &cmd);
-	if (ret)
+	if (ret) {
+		filter_free(&cmd.filter);
+		free(cmd.rest);
 		return ret;
+	}
+	if (cmd.kallsyms && ksyms_load(cmd.kallsyms, err, sizeof(err))) {
+		fprintf(stderr, "kmapstack: --kallsyms: %s\n", err);
+		filter_free(&cmd.filter);
+		free(cmd.rest);
+		return EXIT_USAGE;
+	}
 	catch_faults();
-	ninputs = cmd.live ? 1 : argc - optind;
+	ninputs = cmd.live ? 1 : cmd.nfiles;
 	inputs = xcalloc((size_t)ninputs, sizeof(*inputs));
 	stats_init(&st, cmd.o.top,
 		   cmd.o.have_threshold ? cmd.o.hold_threshold : 0);
+	st.paths = cmd.o.paths;
 	findings_init(&f, cmd.o.max_findings);
 	for (int i = 0; i < ninputs; i++) {
 		struct replay *r = replay_new(&st, &f, i);
+
+		replay_set_filter(r, &cmd.filter);
 
 		if (cmd.live)
 			ret = input_live(&cmd.lo, r, &inputs[i], err,
 					 sizeof(err));
 		else
-			ret = run_input(argv[optind + i], &cmd, r, &inputs[i],
-					err, sizeof(err));
+			ret = run_input(cmd.files[i], &cmd, r, &inputs[i], err,
+					sizeof(err));
 		if (ret) {
 			fprintf(stderr, "kmapstack: %s\n", err);
 			replay_free(r);
@@ -427,6 +513,10 @@ int main(int argc, char **argv)
 	else
 		report_text(out, &rc);
 	status = findings_violations(&f, cmd.o.strict) ? EXIT_VIOLATIONS : 0;
+	if (cmd.filter.active && !st.events)
+		fprintf(stderr, "kmapstack: warning: no event passed the "
+				"filters (--pid, --comm, --cpu, --since, "
+				"--until)\n");
 	if (gaps_warning(&f, cmd.fail_on_gaps))
 		status = EXIT_VIOLATIONS;
 	if (cmd.svg && report_svg(cmd.svg, &rc, err, sizeof(err))) {
@@ -442,5 +532,8 @@ out:
 	findings_free(&f);
 	stats_free(&st);
 	free(inputs);
+	filter_free(&cmd.filter);
+	ksyms_free();
+	free(cmd.rest);
 	return status;
 }

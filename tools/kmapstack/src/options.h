@@ -10,8 +10,14 @@ struct kms_opts {
 	int top; /* longest holds kept */
 	int strict; /* mappings held at the end of the trace are violations */
 	int progress; /* progress indicator on stderr */
+	int paths; /* keep the nesting paths (--folded) */
 };
 
 void kms_opts_default(struct kms_opts *o);
+/*
+ * A time: a number with ns, us, ms or s; a bare number is in units of
+ * bare ns. 0, or -1 if s is not one.
+ */
+int kms_parse_time(const char *s, double bare, unsigned long long *ns);
 
 #endif

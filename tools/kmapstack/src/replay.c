@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "filter.h"
 #include "htab.h"
 #include "replay.h"
 #include "xalloc.h"
@@ -71,6 +72,7 @@ struct replay {
 	int any_gap;
 	/* the record flags disagreed with a push's ctx: do not use them */
 	int flags_unreliable;
+	const struct kms_filter *filt; /* NULL: every event */
 };
 
 static void stack_init(struct kstack *s)
@@ -740,6 +742,34 @@ static void task_touch(struct replay *r, struct task *t, struct cpu *c,
 	}
 }
 
+void replay_set_filter(struct replay *r, const struct kms_filter *f)
+{
+	r->filt = f && f->active ? f : NULL;
+}
+
+/*
+ * An event that --pid, --comm or --cpu leaves out: the stack it would have
+ * changed no longer follows the kernel's, as after lost events.
+ */
+static void filtered_out(struct replay *r, const struct kms_event *ev)
+{
+	struct kstack *s = NULL;
+
+	if (ev->type == KMS_EV_VIOLATION)
+		return;
+	if (ev->ctx != KMS_CTX_TASK) {
+		s = &get_cpu(r, ev->cpu)->irq[ev->ctx];
+	} else {
+		int i = htab_get(&r->task_of,
+				 (uint64_t)(int64_t)task_key(ev->pid, ev->cpu));
+
+		if (i >= 0)
+			s = &r->tasks[i]->st;
+	}
+	if (s && !s->unsynced)
+		stack_unsync(r, s, -1);
+}
+
 void replay_event(struct replay *r, const struct kms_event *ev)
 {
 	struct cpu *c;
@@ -749,6 +779,14 @@ void replay_event(struct replay *r, const struct kms_event *ev)
 	if (ev->cpu < 0 || ev->cpu >= REPLAY_MAX_CPUS || ev->ctx < 0 ||
 	    ev->ctx >= KMS_CTX_NR)
 		return;
+	if (r->filt) {
+		if (!filter_time_match(r->filt, ev->ts))
+			return;
+		if (r->filt->by_task && !filter_task_match(r->filt, ev)) {
+			filtered_out(r, ev);
+			return;
+		}
+	}
 	c = get_cpu(r, ev->cpu);
 	c->seen = 1;
 	t = get_task(r, ev->pid, ev->cpu, ev, &created);
@@ -807,6 +845,9 @@ void replay_lost(struct replay *r, int cpu, unsigned long long ts,
 	struct gap *g;
 
 	if (cpu < 0 || cpu >= REPLAY_MAX_CPUS)
+		return;
+	if (r->filt && (!filter_cpu_match(r->filt, cpu) ||
+			!filter_time_match(r->filt, ts)))
 		return;
 	c = get_cpu(r, cpu);
 	g = findings_add_gap(r->f);

@@ -106,6 +106,8 @@ int stats_push(struct stats *s, int cpu, int site, int atomic, int depth,
 		}
 		c->depth[depth]++;
 	}
+	if (!s->paths)
+		return 0;
 	node = trie_child(s, parent_node, site);
 	s->t_count[node]++;
 	return node;

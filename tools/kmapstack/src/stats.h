@@ -60,6 +60,7 @@ struct stats {
 	long long *t_count;
 	int t_n, t_cap;
 	struct htab t_child; /* parent << 32 | site -> node */
+	int paths; /* keep the paths: only --folded shows them */
 	long long t_dropped; /* pushes past STATS_MAX_PATHS distinct paths */
 	/* timeline */
 	int tl_started;

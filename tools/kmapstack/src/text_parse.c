@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ksyms.h"
 #include "sites.h"
 #include "text_parse.h"
 
@@ -86,8 +87,15 @@ static int parse_site(struct span s)
 
 	if (!s.n)
 		return KMS_NO_SITE;
-	if (parse_ull(s, &v) && v == 0)
-		return KMS_NO_SITE;
+	if (parse_ull(s, &v)) {
+		char buf[512];
+
+		if (v == 0)
+			return KMS_NO_SITE;
+		/* a bare address: --kallsyms may know it */
+		if (ksyms_name(v, buf, sizeof(buf)))
+			return sites_intern(buf, strlen(buf));
+	}
 	slash = memchr(s.p, '/', s.n);
 	if (slash && memchr(s.p, '+', (size_t)(slash - s.p))) {
 		const char *e = slash + 1;

@@ -141,7 +141,7 @@ def make_inputs(scn, outdir):
         return None, r.stderr.decode() + r.stdout.decode()
     dat = os.path.join(outdir, "trace.dat")
     paths = {"dat": dat, "ftrace": os.path.join(outdir, "ftrace.txt"),
-             "dir": outdir}
+             "dir": outdir, "tests": HERE}
     for name, extra in (("txt", []), ("ltxt", ["-l"])):
         p = os.path.join(outdir, name + ".txt")
         with open(p, "w") as f:
@@ -382,7 +382,30 @@ def run_bad_inputs(rn, only):
     cases.append(("unknown command", ["frobnicate", "x"],
                   r"unknown command"))
     cases.append(("unknown option", ["check", "--bogus", "x"],
-                  r"unknown or incomplete option"))
+                  r"unrecognized option '--bogus'"))
+    cases.append(("missing argument: getopt's reason",
+                  ["check", "x", "--top"],
+                  r"option '--top' requires an argument"))
+    cases.append(("bad --since", ["check", "--since", "5 min", "x"],
+                  r"bad --since"))
+    cases.append(("--since after --until",
+                  ["check", "--since", "2s", "--until", "1s", "x"],
+                  r"--since is after --until"))
+    cases.append(("bad --cpu list", ["check", "--cpu", "3-1", "x"],
+                  r"bad --cpu"))
+    cases.append(("bad --pid list", ["check", "--pid", "12,,3", "x"],
+                  r"bad --pid"))
+    cases.append(("bad --duration", ["live", "--duration", "10min"],
+                  r"bad --duration"))
+    cases.append(("live options on a file",
+                  ["check", "--buffer-size", "1024", "x"],
+                  r"are for live"))
+    cases.append(("--kallsyms: missing file",
+                  ["check", "--kallsyms", os.path.join(d, "nope"), "x"],
+                  r"--kallsyms: .*No such file"))
+    cases.append(("--kallsyms: not a kallsyms",
+                  ["check", "--kallsyms", os.path.join(d, "readme.txt"),
+                   "x"], r"not a kallsyms"))
     cases.append(("no file", ["check"], r"no input file"))
     cases.append(("bad threshold", ["report", "--hold-threshold", "abc",
                                     "x"], r"bad --hold-threshold"))

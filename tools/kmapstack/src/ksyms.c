@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kmapstack: the symbols of a saved kallsyms */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ksyms.h"
+#include "xalloc.h"
+
+struct ksym {
+	unsigned long long addr;
+	char *name;
+	const char *mod; /* "" for the kernel's own */
+};
+
+static struct ksym *syms;
+static int nsyms;
+static char **mods;
+static int nmods;
+
+/* kallsyms has no sizes: a function is taken to end 64 KiB on at most */
+#define MAX_FUNC_SIZE 0x10000
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static const char *mod_name(const char *s, size_t n)
+{
+	for (int i = 0; i < nmods; i++)
+		if (strlen(mods[i]) == n && !memcmp(mods[i], s, n))
+			return mods[i];
+	mods = xrealloc(mods, sizeof(*mods) * (size_t)(nmods + 1));
+	mods[nmods] = xstrndup(s, n);
+	return mods[nmods++];
+}
+
+int ksyms_load(const char *path, char *err, size_t errlen)
+{
+	FILE *fp = fopen(path, "r");
+	char line[1024];
+	int cap = 0, lines = 0;
+
+	if (!fp) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		char type, name[512], mod[256] = "";
+		unsigned long long addr;
+		int n = sscanf(line, "%llx %c %511s %255s", &addr, &type, name,
+			       mod);
+
+		lines++;
+		if (n < 3)
+			continue;
+		/* functions only: text (t T) and weak (w W) symbols */
+		if (!strchr("tTwW", type) || !addr)
+			continue;
+		syms = xgrow(syms, &cap, nsyms + 1, sizeof(*syms));
+		syms[nsyms].addr = addr;
+		syms[nsyms].name = xstrndup(name, strlen(name));
+		syms[nsyms].mod = "";
+		if (n == 4 && mod[0] == '[') {
+			size_t len = strcspn(mod + 1, "]");
+
+			syms[nsyms].mod = mod_name(mod + 1, len);
+		}
+		nsyms++;
+	}
+	fclose(fp);
+	if (!nsyms) {
+		snprintf(err, errlen,
+			 "%s: not a kallsyms (no function symbols in %d lines)",
+			 path, lines);
+		return -1;
+	}
+	qsort(syms, (size_t)nsyms, sizeof(*syms), by_addr);
+	return 0;
+}
+
+int ksyms_loaded(void)
+{
+	return nsyms > 0;
+}
+
+int ksyms_name(unsigned long long addr, char *buf, size_t len)
+{
+	int lo = 0, hi = nsyms - 1, i = -1;
+
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (syms[mid].addr <= addr) {
+			i = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	if (i < 0 || addr - syms[i].addr >= MAX_FUNC_SIZE)
+		return 0;
+	if (syms[i].mod[0])
+		snprintf(buf, len, "%s+0x%llx [%s]", syms[i].name,
+			 addr - syms[i].addr, syms[i].mod);
+	else
+		snprintf(buf, len, "%s+0x%llx", syms[i].name,
+			 addr - syms[i].addr);
+	return 1;
+}
+
+void ksyms_free(void)
+{
+	for (int i = 0; i < nsyms; i++)
+		free(syms[i].name);
+	free(syms);
+	for (int i = 0; i < nmods; i++)
+		free(mods[i]);
+	free(mods);
+	syms = NULL;
+	mods = NULL;
+	nsyms = nmods = 0;
+}
