@@ -1,0 +1,179 @@
+#!/bin/bash
+# check-world.sh [FLAVOUR...]     ('make check-world'; FLAVOURS: amd64 686-pae rt)
+#
+# kmapstack on the kernels people run: configs derived from Debian's own
+# (scripts/world/mkconfig.sh: amd64, the PREEMPT_RT amd64 config, Debian
+# 12's 686-pae brought to 6.12), DEBUG_KMAP_STACK with stack traces, built
+# by scripts/world/build.sh into build/world/out-FLAVOUR.  Per flavour:
+#   suites    scripts/test-suites.sh on it (busybox guest; i386 with 3 GiB,
+#             real highmem): KUnit iov_iter, memcpy, usercopy, ext4, fat;
+#             the crypto self-tests with CRYPTO_MANAGER_EXTRA_TESTS
+#             (Debian's INIT_ON_ALLOC_DEFAULT_ON is on in every flavour)
+#   workload  (x86_64 flavours: the host's tools over 9p) the same suites
+#             and ext4, btrfs zstd/lzo, vfat, squashfs, erofs under
+#             stress-ng, swap on zram and zswap under memory pressure,
+#             loopback TCP sendfile/splice, all under
+#             'trace-cmd record -e kmap_stack', then 'kmapstack check'
+#   nokms     (KMAPSTACK_WORLD_NOKMS=1) the same config without
+#             DEBUG_KMAP_STACK, suites only: the KUnit and crypto totals to
+#             compare with
+# Checks: every step passes, no kmap_stack report (kernel log, debugfs
+# 'reports:', kmap_violation events), 'kmapstack check' clean, no lost
+# events.  Writes the figures to docs/real-world.md (the part between the
+# generated markers) and ends with "N passed, N failed".
+#
+# Environment: KMAPSTACK_WORLD_SECONDS (each stress-ng phase, default 20),
+#   KMAPSTACK_WORLD_NOKMS=1, KMAPSTACK_WORLD_NO_BUILD=1 (use the built
+#   kernels), KMAPSTACK_WORLD_DOC (default docs/real-world.md; '' for none),
+#   KMAPSTACK_TREE (default build/world/linux).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+case "${1:-}" in -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+flavours=("$@"); [ ${#flavours[@]} -gt 0 ] || flavours=(amd64 686-pae rt)
+secs=${KMAPSTACK_WORLD_SECONDS:-20}
+export KMAPSTACK_TREE=${KMAPSTACK_TREE:-$KMS_BUILD/world/linux}
+res=$KMS_BUILD/world/results
+doc=${KMAPSTACK_WORLD_DOC-$KMS_REPO/docs/real-world.md}
+mkdir -p "$res"
+start=$(now)
+pass=0 fail=0
+ok()  { pass=$((pass + 1)); echo "PASS $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+# rec FLAVOUR KEY VALUE: one figure for the doc
+rec() { echo "$2=$3" >> "$res/$1.txt"; }
+
+need=()
+for t in trace-cmd:trace-cmd stress-ng:stress-ng mkfs.btrfs:btrfs-progs mksquashfs:squashfs-tools \
+	mkfs.erofs:erofs-utils mkfs.vfat:dosfstools mkfs.ext4:e2fsprogs; do
+	command -v "${t%%:*}" > /dev/null || need+=("${t#*:}")
+done
+if [ ${#need[@]} -gt 0 ]; then
+	info "installing ${need[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" > /dev/null ||
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" > /dev/null; } ||
+		die "apt-get install ${need[*]} failed"
+fi
+make -s -C "$KMS_REPO/tools/kmapstack" > /dev/null || die "building tools/kmapstack failed"
+kmapstack=$KMS_REPO/tools/kmapstack/kmapstack
+[ -f "$KMAPSTACK_TREE/Makefile" ] || "$KMS_SCRIPTS/kernel-tree.sh" "$KMAPSTACK_TREE" || die "kernel-tree.sh failed"
+rev=$(git -C "$KMAPSTACK_TREE" log --oneline base..HEAD 2>/dev/null | wc -l)
+
+# suites FLAVOUR OUT TAG: test-suites.sh, figures under TAG
+suites() {
+	local f=$1 out=$2 tag=$3 arch=x86_64 log t0 rc=0 line
+	[ "$f" = 686-pae ] && arch=i386
+	log=$res/$f-$tag.log
+	t0=$(now)
+	KMAPSTACK_OUT=$out KMAPSTACK_SUITES_DIR=$KMS_BUILD/world/suites-$f-$tag KMAPSTACK_SUITES_CMDLINE= \
+		"$KMS_SCRIPTS/test-suites.sh" "$arch" > "$log" 2>&1 || rc=$?
+	rec "$f" "$tag.seconds" $(( $(now) - t0 ))
+	grep -E '^(PASS|FAIL) ' "$log" | sed "s/^/  /"
+	line=$(grep -E '^suites .*: KUnit ' "$log" | tail -n 1)
+	rec "$f" "$tag.kunit" "$(sed -E 's/.*KUnit ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped.*/\1 passed, \2 failed, \3 skipped/' <<<"$line")"
+	rec "$f" "$tag.crypto" "$(sed -E 's/.*crypto: ([0-9]+\/[0-9]+) algorithms.*/\1 self-tests passed/' <<<"$line")"
+	rec "$f" "$tag.maps" "$(grep -oE 'total [0-9]+' "$log" | awk '{print $2}' | tail -n 1)"
+	rec "$f" "$tag.reports" "$(grep -cE '^FAIL .*kmap_stack report|^FAIL .*debugfs reports' "$log" || true)"
+	rec "$f" "$tag.checks" "$(tail -n 1 "$log")"
+	if [ "$rc" = 0 ]; then ok "$f $tag: test-suites.sh ($(tail -n 1 "$log"))"
+	else bad "$f $tag: test-suites.sh ($(tail -n 1 "$log"), see $log)"
+		grep -A80 -- '---- kmap_stack reports' "$log" | head -n 80 > "$res/$f-$tag-reports.txt" || true
+	fi
+}
+
+# workload FLAVOUR OUT: the traced workload in the x86_64 guest
+workload() {
+	local f=$1 out=$2 run=$KMS_BUILD/world/run-$f t0 rc=0 kver mods crc=0 nrep
+	kver=$(cat "$out/include/config/kernel.release")
+	rm -rf "$run" && mkdir -p "$run/mods"
+	mods=$KMS_BUILD/world/suites-$f-kms/stage/lib/modules/$kver
+	find "$mods" -name '*.ko' -exec cp {} "$run/mods/" \;
+	cp "$KMS_SCRIPTS/world/tcrypt-specs.txt" "$run/mods/"
+	cat > "$run/guest.sh" <<EOF
+cd $run
+trace-cmd record -q -e kmap_stack -b 16384 -o $run/trace.dat \\
+	/bin/bash -c '"\$@"; echo \$? > $run/workload.status' workload \\
+	/bin/bash $KMS_SCRIPTS/world/workload-guest.sh $run/mods $secs
+[ -f $run/trace.dat ] || { echo "no trace.dat" >&2; exit 1; }
+exit \$(cat $run/workload.status 2>/dev/null || echo 99)
+EOF
+	t0=$(now)
+	KMAPSTACK_OUT=$out "$KMS_SCRIPTS/guest-run.sh" -o "$run" -t $((secs * 30 + 1800)) -m 2G \
+		"$run/guest.sh" > "$res/$f-workload.log" 2>&1 || rc=$?
+	rec "$f" workload.seconds $(( $(now) - t0 ))
+	grep -E '^world\| ' "$res/$f-workload.log" | sed 's/^/  /'
+	[ "$rc" = 0 ] && ok "$f workload: every phase passed" ||
+		bad "$f workload: status $rc ($(grep -ao 'failed phases: [0-9]*' "$res/$f-workload.log" | tail -n 1); see $run/console.log)"
+	rec "$f" workload.phases "$(grep -aoE 'world\| phase [a-z0-9-]+ status=[0-9]+ seconds=[0-9]+' "$res/$f-workload.log" |
+		awk '{split($4,s,"="); split($5,t,"="); printf "%s%s %ss%s", sep, $3, t[2], (s[2]=="0"?"":" FAILED"); sep=", "}')"
+	local m0 m1
+	m0=$(grep -aoE 'world\| stats start maps: [0-9]+' "$res/$f-workload.log" | awk '{print $NF}')
+	m1=$(grep -aoE 'world\| stats end maps: [0-9]+' "$res/$f-workload.log" | awk '{print $NF}')
+	rec "$f" workload.maps "$(( ${m1:-0} - ${m0:-0} ))"
+	rec "$f" workload.maps_total "${m1:-0}"
+	nrep=$(tr -d '\r' < "$run/console.log" | sed -E 's/^\[ *[0-9.]+\] //' | grep -c '^kmap_stack: ' || true)
+	rec "$f" workload.reports "$nrep"
+	if [ "$nrep" = 0 ]; then ok "$f workload: no kmap_stack report in the kernel log"
+	else bad "$f workload: $nrep kmap_stack report(s) in the kernel log ($run/console.log)"
+		tr -d '\r' < "$run/console.log" | sed -E 's/^\[ *[0-9.]+\] //' | grep -A60 '^kmap_stack: ' | head -n 120 > "$res/$f-workload-reports.txt"
+	fi
+	if [ -s "$run/trace.dat" ]; then
+		rec "$f" workload.trace_mb $(( $(stat -c %s "$run/trace.dat") / 1048576 ))
+		t0=$(now)
+		"$kmapstack" check --no-progress "$run/trace.dat" > "$run/check.txt" 2>&1 || crc=$?
+		"$kmapstack" report --json --no-progress -o "$run/summary.json" "$run/trace.dat" > /dev/null 2>&1 || true
+		rec "$f" check.seconds $(( $(now) - t0 ))
+		read -r maps unmaps kviol lost viol < <(/usr/bin/python3 - "$run/summary.json" <<'PY'
+import json, sys
+try:
+    s = json.load(open(sys.argv[1]))["summary"]
+    print(s["maps"], s["unmaps"], s["kernel_violation_events"], s["lost_events"], s["violations"])
+except Exception:
+    print("x x x x x")
+PY
+)
+		rec "$f" traced.maps "$maps"; rec "$f" traced.unmaps "$unmaps"
+		rec "$f" traced.violation_events "$kviol"; rec "$f" traced.lost "$lost"
+		rec "$f" check.violations "$viol"; rec "$f" check.exit "$crc"
+		[ "$crc" = 0 ] && ok "$f workload: kmapstack check clean ($maps traced maps, $unmaps unmaps)" ||
+			bad "$f workload: kmapstack check exit $crc, $viol violation(s) ($run/check.txt)"
+		[ "$lost" = 0 ] && ok "$f workload: no lost events" || bad "$f workload: $lost lost event(s)"
+		[ "$kviol" = 0 ] && ok "$f workload: no kmap_violation event" || bad "$f workload: $kviol kmap_violation event(s)"
+	else
+		bad "$f workload: no trace.dat"
+	fi
+}
+
+for f in "${flavours[@]}"; do
+	echo "=== $f"
+	rm -f "$res/$f.txt"
+	out=$KMS_BUILD/world/out-$f
+	if [ "${KMAPSTACK_WORLD_NO_BUILD:-0}" != 1 ] || [ ! -f "$out/arch/x86/boot/bzImage" ]; then
+		if "$KMS_SCRIPTS/world/build.sh" "$f" "$out" > "$res/$f-build.log" 2>&1; then
+			ok "$f: build ($(cat "$out/build-time.txt")s)"
+		else
+			bad "$f: build (see $res/$f-build.log)"; continue
+		fi
+	fi
+	rec "$f" build.seconds "$(cat "$out/build-time.txt" 2>/dev/null || echo ?)"
+	rec "$f" origin "$(cat "$out/debian-origin.txt")"
+	rec "$f" config "$(grep -c '=y$' "$out/.config") =y, $(grep -c '=m$' "$out/.config") =m"
+	cp "$out/core-choices.txt" "$res/$f-core-choices.txt"
+	suites "$f" "$out" kms
+	case "$f" in amd64|rt) workload "$f" "$out" ;; esac
+	if [ "${KMAPSTACK_WORLD_NOKMS:-0}" = 1 ]; then
+		nout=$KMS_BUILD/world/out-$f-nokms
+		if KMAPSTACK_WORLD_NO_OPTION=1 "$KMS_SCRIPTS/world/build.sh" "$f" "$nout" > "$res/$f-nokms-build.log" 2>&1; then
+			suites "$f" "$nout" nokms
+		else
+			bad "$f: build without DEBUG_KMAP_STACK (see $res/$f-nokms-build.log)"
+		fi
+	fi
+done
+total=$(( $(now) - start ))
+echo "check-world: ${total}s"
+if [ -n "$doc" ]; then
+	/usr/bin/python3 "$KMS_SCRIPTS/world/doc.py" "$doc" "$res" "$total" "$pass" "$fail" "$rev" "${flavours[@]}" ||
+		bad "writing $doc"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

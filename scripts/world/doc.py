@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""doc.py DOC RESULTS TOTAL_S PASS FAIL NPATCHES FLAVOUR...
+
+Writes the figures of scripts/check-world.sh (RESULTS/FLAVOUR.txt,
+key=value lines) into DOC between the generated markers; the rest of DOC
+(the triage, written by people) is kept.  A DOC without markers gets them
+appended."""
+import datetime
+import os
+import sys
+
+BEGIN = "<!-- check-world: generated, do not edit (scripts/check-world.sh) -->"
+END = "<!-- check-world: end of generated part -->"
+
+doc, res, total, npass, nfail, npatch = sys.argv[1:7]
+flavours = sys.argv[7:]
+ARCH = {"amd64": "x86_64", "rt": "x86_64 PREEMPT_RT", "686-pae": "i386 PAE, 3 GiB (2.1 GiB highmem)"}
+
+
+def load(f):
+    d = {}
+    p = os.path.join(res, f + ".txt")
+    if os.path.exists(p):
+        for line in open(p):
+            k, _, v = line.rstrip("\n").partition("=")
+            d[k] = v
+    return d
+
+
+def num(v):
+    try:
+        return f"{int(v):,}".replace(",", " ")
+    except (TypeError, ValueError):
+        return v if v else "–"
+
+
+def mins(v):
+    try:
+        s = int(v)
+    except (TypeError, ValueError):
+        return "–"
+    return f"{s // 60} min {s % 60:02d} s" if s >= 60 else f"{s} s"
+
+
+out = [BEGIN, ""]
+out.append(f"Last run: {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC, "
+           f"`make check-world` ({' '.join(flavours)}), series of {npatch} patch(es), "
+           f"{mins(total)} in all on 2 shared vCPUs (QEMU TCG).")
+out.append("")
+rows = [
+    ("Debian config", "origin"), ("derived config", "config"), ("kernel build", "build.seconds"),
+    ("suites: KUnit (with the option)", "kms.kunit"), ("suites: crypto (with the option)", "kms.crypto"),
+    ("suites: kmap maps (debugfs)", "kms.maps"), ("suites: checks", "kms.checks"),
+    ("suites: wall time", "kms.seconds"),
+    ("suites: KUnit (without the option)", "nokms.kunit"), ("suites: crypto (without the option)", "nokms.crypto"),
+    ("workload: phases", "workload.phases"), ("workload: wall time (boot to power-off)", "workload.seconds"),
+    ("workload: kmap maps (debugfs, during the workload)", "workload.maps"),
+    ("workload: kmap maps (debugfs, since boot)", "workload.maps_total"),
+    ("workload: traced maps (kmap_push)", "traced.maps"), ("workload: traced unmaps (kmap_pop)", "traced.unmaps"),
+    ("workload: trace.dat size (MiB)", "workload.trace_mb"),
+    ("workload: lost events", "traced.lost"), ("workload: kmap_violation events", "traced.violation_events"),
+    ("workload: `kmapstack check` violations (exit status)", "check.violations"),
+    ("workload: `kmapstack check` wall time", "check.seconds"),
+    ("kmap_stack reports in the kernel log (workload)", "workload.reports"),
+]
+data = {f: load(f) for f in flavours}
+out.append("| | " + " | ".join(f"{f} ({ARCH.get(f, f)})" for f in flavours) + " |")
+out.append("|---|" + "---|" * len(flavours))
+for label, key in rows:
+    vals = []
+    for f in flavours:
+        v = data[f].get(key)
+        if key.endswith("seconds"):
+            v = mins(v)
+        elif key in ("kms.maps", "workload.maps", "workload.maps_total", "traced.maps", "traced.unmaps"):
+            v = num(v)
+        elif key == "check.violations" and v is not None:
+            v = f"{v} ({data[f].get('check.exit', '?')})"
+        vals.append(v if v not in (None, "") else "–")
+    if all(v == "–" for v in vals):
+        continue
+    out.append(f"| {label} | " + " | ".join(vals) + " |")
+out.append("")
+for f in flavours:
+    p = os.path.join(res, f + "-core-choices.txt")
+    if os.path.exists(p):
+        out.append(f"Debian's core choices kept, {f} (symbol, Debian, check-world):")
+        out.append("")
+        out.append("```")
+        out.extend(open(p).read().rstrip("\n").split("\n"))
+        out.append("```")
+        out.append("")
+out.append(f"check-world: {npass} passed, {nfail} failed")
+out.append("")
+out.append(END)
+gen = "\n".join(out) + "\n"
+
+text = open(doc).read() if os.path.exists(doc) else "# kmapstack in the real world\n\n"
+if BEGIN in text and END in text:
+    a = text.index(BEGIN)
+    b = text.index(END) + len(END) + 1
+    text = text[:a] + gen + text[b:]
+else:
+    text = text.rstrip("\n") + "\n\n" + gen
+open(doc, "w").write(text)
+print(f"doc.py: wrote the figures of {', '.join(flavours)} to {doc}")

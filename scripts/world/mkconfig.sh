@@ -1,0 +1,124 @@
+#!/bin/bash
+# world/mkconfig.sh FLAVOUR OUT     (FLAVOUR: amd64 | rt | 686-pae)
+#
+# Writes OUT/.config for 'make check-world', derived from Debian's own
+# kernel config, reproducibly:
+#   amd64    config.amd64_none_amd64 of the package linux-config-6.12
+#   rt       config.amd64_rt_amd64   of the package linux-config-6.12
+#   686-pae  the .config of Debian 12's newest linux-headers-6.1.0-N-686-pae
+#            (i386; bookworm has no 6.12 686-pae build), brought to 6.12 by
+#            olddefconfig
+# (packages fetched with apt-get download into build/world/debian/).
+# Derivation:
+#   1. Debian's config, with every module turned off (each 'CONFIG_X=m'
+#      line becomes '# CONFIG_X is not set': Debian builds its drivers as
+#      modules, so this keeps its built-in choices and drops the drivers);
+#   2. merge_config.sh of scripts/configs/world/common.config (what QEMU and
+#      the workload need, built in; no debug info, no module signing;
+#      DEBUG_KMAP_STACK and its stack traces) and world/FLAVOUR.config;
+#   3. make olddefconfig;
+#   4. verify: every fragment line is in .config, and Debian's core
+#      choices (preemption model, HZ, INIT_ON_ALLOC_DEFAULT_ON,
+#      INIT_ON_FREE_DEFAULT_ON, KFENCE, HIGHMEM64G, X86_PAE, PREEMPT_RT,
+#      SLUB, hardening) are what Debian's config says; the table of them is
+#      written to OUT/core-choices.txt.
+# Environment: KMAPSTACK_TREE (kernel tree, default build/world/linux).
+set -euo pipefail
+. "$(dirname "$0")/../lib.sh"
+case "${1:-}" in -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+[ $# = 2 ] || die "usage: $KMS_PROG amd64|rt|686-pae OUT"
+flavour=$1 out=$2
+tree=${KMAPSTACK_TREE:-$KMS_BUILD/world/linux}
+deb=$KMS_BUILD/world/debian
+mkdir -p "$deb" "$out"
+out=$(cd "$out" && pwd)
+[ -f "$tree/Makefile" ] || die "no kernel tree at $tree (scripts/kernel-tree.sh $tree)"
+
+# fetch PKG[:ARCH] into $deb (once) and print the .deb's path
+fetch_deb() {
+	local pkg=$1 f
+	f=$(ls "$deb"/"${pkg%%:*}"_*.deb 2>/dev/null | head -n 1 || true)
+	if [ -z "$f" ]; then
+		(cd "$deb" && apt-get download "$pkg" >&2) ||
+			{ apt-get update -qq >&2 && (cd "$deb" && apt-get download "$pkg" >&2); } ||
+			die "apt-get download $pkg failed"
+		f=$(ls "$deb"/"${pkg%%:*}"_*.deb | head -n 1)
+	fi
+	echo "$f"
+}
+
+case "$flavour" in
+amd64|rt)
+	karch=x86_64
+	name=config.amd64_none_amd64; [ "$flavour" = rt ] && name=config.amd64_rt_amd64
+	src=/usr/src/linux-config-6.12/$name.xz
+	if [ ! -f "$src" ]; then
+		d=$(fetch_deb linux-config-6.12)
+		rm -rf "$deb/linux-config" && dpkg-deb -x "$d" "$deb/linux-config"
+		src=$deb/linux-config/usr/src/linux-config-6.12/$name.xz
+		origin="$(basename "$d") $name"
+	else
+		origin="linux-config-6.12 $(dpkg-query -W -f='${Version}' linux-config-6.12 2>/dev/null || true) $name"
+	fi
+	xz -dc "$src" > "$out/debian.config"
+	;;
+686-pae)
+	karch=i386
+	pkg=$(apt-cache search --names-only '^linux-headers-6\.1\.0-[0-9]+-686-pae$' | awk '{print $1}' | sort -V | tail -n 1)
+	[ -n "$pkg" ] || { apt-get update -qq >&2; pkg=$(apt-cache search --names-only '^linux-headers-6\.1\.0-[0-9]+-686-pae$' | awk '{print $1}' | sort -V | tail -n 1); }
+	[ -n "$pkg" ] || die "no linux-headers-6.1.0-*-686-pae package known to apt"
+	d=$(fetch_deb "$pkg:i386")
+	rm -rf "$deb/$pkg" && dpkg-deb -x "$d" "$deb/$pkg"
+	cp "$deb/$pkg/usr/src/$pkg/.config" "$out/debian.config"
+	origin="$(basename "$d") .config"
+	;;
+*) die "unknown flavour '$flavour' (amd64, rt, 686-pae)" ;;
+esac
+frags=("$KMS_SCRIPTS/configs/world/common.config" "$KMS_SCRIPTS/configs/world/$flavour.config")
+
+# 1. modules off
+sed -E 's/^(CONFIG_[A-Za-z0-9_]+)=m$/# \1 is not set/' "$out/debian.config" > "$out/.config"
+# 2. fragments, 3. olddefconfig
+(cd "$out" && "$tree/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${frags[@]}") \
+	> "$out/merge_config.log" 2>&1 || { cat "$out/merge_config.log" >&2; die "merge_config.sh failed"; }
+make -s -C "$tree" O="$out" ARCH="$karch" olddefconfig > "$out/olddefconfig.log" 2>&1 ||
+	{ cat "$out/olddefconfig.log" >&2; die "olddefconfig failed"; }
+
+# 4. verify
+bad=0
+while IFS= read -r line; do
+	case "$line" in
+	CONFIG_*=*)
+		grep -qxF -- "$line" "$out/.config" && continue
+		printf '%s: wanted %s, got %s\n' "$KMS_PROG" "$line" \
+			"$(grep -E "^(# )?${line%%=*}[= ]" "$out/.config" || echo absent)" >&2
+		bad=$((bad + 1)) ;;
+	"# CONFIG_"*" is not set")
+		s=${line#\# }; s=${s%% *}
+		grep -qE "^$s=" "$out/.config" || continue
+		printf '%s: wanted %s, got %s\n' "$KMS_PROG" "$line" "$(grep -E "^$s=" "$out/.config")" >&2
+		bad=$((bad + 1)) ;;
+	esac
+done < <(cat "${frags[@]}")
+core='PREEMPT_NONE PREEMPT_VOLUNTARY PREEMPT PREEMPT_RT PREEMPT_DYNAMIC HZ INIT_ON_ALLOC_DEFAULT_ON
+INIT_ON_FREE_DEFAULT_ON KFENCE KFENCE_SAMPLE_INTERVAL HIGHMEM4G HIGHMEM64G X86_PAE HIGHPTE SLUB
+SLAB_FREELIST_HARDENED HARDENED_USERCOPY VMAP_STACK RANDOMIZE_BASE STACKPROTECTOR_STRONG
+TRANSPARENT_HUGEPAGE ZSWAP NR_CPUS'
+val() { local v; v=$(grep -E "^CONFIG_$1=" "$2" | cut -d= -f2-); echo "${v:-n}"; }
+{
+	printf '# %s: Debian core choices (%s), Debian -> check-world\n' "$flavour" "$origin"
+	for s in $core; do printf '%-26s %-8s %s\n' "$s" "$(val "$s" "$out/debian.config")" "$(val "$s" "$out/.config")"; done
+} > "$out/core-choices.txt"
+for s in $core; do
+	a=$(val "$s" "$out/debian.config") b=$(val "$s" "$out/.config")
+	# rt: Debian builds it with the RT patch set, whose PREEMPT_LAZY the
+	# source package lacks; there PREEMPT_DYNAMIC depends on !PREEMPT_RT
+	[ "$flavour:$s" = rt:PREEMPT_DYNAMIC ] && continue
+	if [ "$a" != "$b" ]; then
+		printf '%s: Debian core choice %s changed: %s -> %s\n' "$KMS_PROG" "$s" "$a" "$b" >&2
+		bad=$((bad + 1))
+	fi
+done
+[ "$bad" = 0 ] || die "$bad config check(s) failed in $out/.config"
+echo "$origin" > "$out/debian-origin.txt"
+info "$flavour: $out/.config from $origin: $(grep -c '=y$' "$out/.config") =y, $(grep -c '=m$' "$out/.config") =m (Debian: $(grep -c '=y$' "$out/debian.config") =y, $(grep -c '=m$' "$out/debian.config") =m)"
