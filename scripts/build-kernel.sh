@@ -52,7 +52,7 @@ command -v ccache >/dev/null || die "ccache not found (scripts/install-deps.sh)"
 command -v gcc >/dev/null || die "gcc not found (scripts/install-deps.sh)"
 need_cross_tools
 if [ "$KMS_ARCH" = i386 ] && ! echo 'int x;' | gcc -m32 -c -x c - -o /dev/null 2>/dev/null; then
-	die "gcc -m32 does not work (install gcc-multilib: scripts/install-deps.sh)"
+	die "gcc -m32 does not work (gcc's 32-bit x86 target; a kernel needs no 32-bit libc)"
 fi
 
 ensure_tree

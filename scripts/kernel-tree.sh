@@ -77,7 +77,10 @@ else
 	git -C "$dir" config gc.auto 0
 	: > "$dir/.git/kmapstack-tree"
 fi
-rm -f "$dir/.git/kmapstack-series"
+# Until the series is applied, the stamp says 'incomplete' with the HEAD
+# kernel-tree.sh left (also when a patch fails): build-kernel.sh re-makes
+# such a tree instead of taking its commits for the developer's.
+trap 'tree_stamp "$dir" incomplete' EXIT
 
 if [ "$base_only" = 0 ]; then
 	i=0
@@ -85,9 +88,11 @@ if [ "$base_only" = 0 ]; then
 		i=$((i + 1))
 		apply_patch "$dir" "$p" "$i"
 	done
+	trap - EXIT
 	tree_stamp "$dir"
 	info "$dir: Linux $KMS_BASE_VERSION + ${#patches[@]} patch(es) in $(( $(now) - start ))s"
 else
+	trap - EXIT
 	tree_stamp "$dir" partial
 	info "$dir: Linux $KMS_BASE_VERSION, base only, in $(( $(now) - start ))s"
 fi

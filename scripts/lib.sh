@@ -290,8 +290,9 @@ series_hash() {
 
 # tree_stamp DIR [SERIES]: record in DIR/.git/kmapstack-series which
 # kernel-patch/ DIR was made from (default: the current one; 'partial' for
-# kernel-tree.sh --base-only trees, which build-kernel.sh never resets) and
-# DIR's HEAD at that moment.
+# kernel-tree.sh --base-only trees, which build-kernel.sh never resets;
+# 'incomplete' while or after kernel-tree.sh failed to apply it) and DIR's
+# HEAD at that moment.
 tree_stamp() {
 	local dir=$1 series=${2:-}
 	if [ -z "$series" ]; then load_series; series=$(series_hash); fi
