@@ -79,6 +79,10 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, char *err,
 		}
 		if (!d->f_flags)
 			d->f_flags = tep_find_common_field(te, "common_flags");
+		if (!d->f_type)
+			d->f_type = tep_find_common_field(te, "common_type");
+		if (!d->f_pid)
+			d->f_pid = tep_find_common_field(te, "common_pid");
 	}
 	if (!found || d->ev[0].id < 0 || d->ev[1].id < 0) {
 		snprintf(err, errlen,
@@ -151,13 +155,16 @@ int decoder_site(struct decoder *d, unsigned long long addr)
 	const char *name;
 	unsigned long long start;
 	char buf[512];
+	unsigned int r = (unsigned int)(addr ^ addr >> 7 ^ addr >> 17) & 255;
 	int site;
 
 	if (!addr)
 		return KMS_NO_SITE;
+	if (d->recent[r].addr == addr)
+		return d->recent[r].site;
 	site = htab_get(&d->cache, addr);
 	if (site >= 0)
-		return site;
+		goto out;
 	/* --kallsyms first: saved after the recording, it knows more */
 	if (!ksyms_name(addr, buf, sizeof(buf))) {
 		name = tep_find_function(d->tep, addr);
@@ -170,6 +177,9 @@ int decoder_site(struct decoder *d, unsigned long long addr)
 	}
 	site = sites_intern(buf, strlen(buf));
 	htab_add(&d->cache, addr, site);
+out:
+	d->recent[r].addr = addr;
+	d->recent[r].site = site;
 	return site;
 }
 
@@ -199,7 +209,11 @@ int decoder_decode(struct decoder *d, struct tep_record *rec,
 
 	if (rec->size < 8)
 		return 0;
-	type = tep_data_type(d->tep, rec);
+	/* the common fields of the formats, read as the others are */
+	if (d->f_type && d->f_type->offset + d->f_type->size <= 8)
+		type = (int)rd(d->f_type, data);
+	else
+		type = tep_data_type(d->tep, rec);
 	if (type == d->ev[0].id)
 		e = 0;
 	else if (type == d->ev[1].id)
@@ -219,7 +233,10 @@ int decoder_decode(struct decoder *d, struct tep_record *rec,
 			    KMS_EV_VIOLATION;
 	ev->ts = rec->ts;
 	ev->cpu = rec->cpu;
-	ev->pid = tep_data_pid(d->tep, rec);
+	if (d->f_pid && d->f_pid->offset + d->f_pid->size <= 8)
+		ev->pid = (int)rd_signed(d->f_pid, data);
+	else
+		ev->pid = tep_data_pid(d->tep, rec);
 	ev->comm_of = comm_of;
 	ev->comm_priv = d->tep;
 	if (d->f_flags && d->f_flags->offset + d->f_flags->size <= rec->size)

@@ -35,7 +35,13 @@ struct decoder {
 	struct dec_event ev[3]; /* push, pop, violation */
 	int min_size[3];
 	struct tep_format_field *f_flags; /* common_flags, may be NULL */
+	struct tep_format_field *f_type, *f_pid; /* common_type, common_pid */
 	struct htab cache; /* address -> call site */
+	/* in front of it: the last site seen at a few addresses */
+	struct {
+		unsigned long long addr;
+		int site;
+	} recent[256];
 	long long bad_records;
 };
 

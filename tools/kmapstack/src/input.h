@@ -8,6 +8,7 @@
 #define KMS_INPUT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "replay.h"
 
@@ -68,11 +69,19 @@ int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 int input_text_buffer(const char *buf, size_t len, struct replay *r,
 		      struct input_info *info, char *err, size_t errlen);
 
+struct findings;
+
 struct live_opts {
 	const char *tracefs; /* NULL: where tracefs is mounted */
 	double duration; /* seconds, 0: until SIGINT or SIGTERM */
 	int buffer_kb; /* the ring buffer of each CPU, 0: as it is */
+	/* each new finding is printed on stream as it is found, if set */
+	const struct findings *findings;
+	FILE *stream;
 };
+
+/* the tracefs instance of a live run: kmapstack-PID, one per process */
+void input_live_instance_name(char *buf, size_t len, int pid);
 
 int input_live(const struct live_opts *lo, struct replay *r,
 	       struct input_info *info, char *err, size_t errlen);

@@ -14,10 +14,16 @@
 
 #include "xalloc.h"
 #include "decode.h"
+#include "findings.h"
 #include "input.h"
 #include "input_record.h"
+#include "sites.h"
 
-#define INSTANCE "kmapstack"
+void input_live_instance_name(char *buf, size_t len, int pid)
+{
+	/* two runs at once must not share, and so destroy, one instance */
+	snprintf(buf, len, "kmapstack-%d", pid);
+}
 
 static struct tracefs_instance *live_instance;
 static volatile sig_atomic_t live_stop;
@@ -34,7 +40,37 @@ struct live_ctx {
 	struct decoder dec;
 	struct replay *r;
 	struct input_info *info;
+	const struct live_opts *lo;
+	int shown; /* findings already printed */
 };
+
+/* the findings made since the last call, one line each, as they come */
+static void stream_findings(struct live_ctx *c)
+{
+	const struct findings *f = c->lo->findings;
+
+	if (!f || !c->lo->stream || c->shown >= f->n)
+		return;
+	for (; c->shown < f->n; c->shown++) {
+		const struct finding *x = &f->v[c->shown];
+
+		fprintf(c->lo->stream,
+			"kmapstack: %s: %s/%d on CPU %d at %llu.%09llu in %s "
+			"context, address 0x%llx: at %s",
+			kms_kind_name(x->kind), x->comm[0] ? x->comm : "<...>",
+			x->pid, x->cpu, x->ts / 1000000000ULL,
+			x->ts % 1000000000ULL, kms_ctx_name(x->ctx), x->addr,
+			x->caller >= 0 ? sites_name(x->caller) : "?");
+		if (x->map_caller >= 0)
+			fprintf(c->lo->stream, ", mapped at %s",
+				sites_name(x->map_caller));
+		if (x->top_caller >= 0 && x->top_caller != x->map_caller)
+			fprintf(c->lo->stream, ", top of stack %s",
+				sites_name(x->top_caller));
+		fprintf(c->lo->stream, "\n");
+	}
+	fflush(c->lo->stream);
+}
 
 static int on_record(struct tep_event *event, struct tep_record *rec, int cpu,
 		     void *data)
@@ -43,6 +79,7 @@ static int on_record(struct tep_event *event, struct tep_record *rec, int cpu,
 
 	(void)event;
 	input_record(&c->dec, c->r, c->info, rec, cpu);
+	stream_findings(c);
 	return live_stop;
 }
 
@@ -87,7 +124,7 @@ int input_live(const struct live_opts *lo, struct replay *r,
 	struct live_ctx c;
 	struct tep_handle *tep;
 	struct stat st;
-	char path[4096], why[256];
+	char path[4096], why[256], name[64];
 	char *ksyms;
 	size_t klen;
 	double end;
@@ -139,19 +176,36 @@ int input_live(const struct live_opts *lo, struct replay *r,
 	}
 	c.r = r;
 	c.info = info;
-	live_instance = tracefs_instance_create(INSTANCE);
-	if (!live_instance ||
-	    tracefs_event_enable(live_instance, "kmap_stack", NULL) < 0) {
-		snprintf(err, errlen,
-			 "%s: cannot enable the kmap_stack events (%s)", dir,
-			 strerror(errno));
-		goto out;
-	}
-	tracefs_trace_on(live_instance);
+	c.lo = lo;
+	/* from here on a signal stops the run and the instance is removed */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	input_live_instance_name(name, sizeof(name), (int)getpid());
+	live_instance = tracefs_instance_create(name);
+	if (!live_instance) {
+		snprintf(err, errlen,
+			 "%s: cannot create the tracefs instance %s (%s)", dir,
+			 name, strerror(errno));
+		goto out;
+	}
+	if (lo->buffer_kb &&
+	    tracefs_instance_set_buffer_size(live_instance,
+					     (size_t)lo->buffer_kb, -1) < 0) {
+		snprintf(err, errlen,
+			 "%s: cannot set the buffer size of %s to %d KB (%s)",
+			 dir, name, lo->buffer_kb, strerror(errno));
+		goto out;
+	}
+	if (tracefs_event_enable(live_instance, "kmap_stack", NULL) < 0) {
+		snprintf(err, errlen,
+			 "%s: cannot enable the kmap_stack events in %s (%s)",
+			 dir, name, strerror(errno));
+		goto out;
+	}
+	tracefs_trace_on(live_instance);
 	if (lo->duration > 0) {
 		struct itimerval it;
 
@@ -166,7 +220,9 @@ int input_live(const struct live_opts *lo, struct replay *r,
 		sigaction(SIGALRM, &sa, NULL);
 		setitimer(ITIMER_REAL, &it, NULL);
 	}
-	fprintf(stderr, "kmapstack: tracing kmap_stack events, %s\n",
+	fprintf(stderr,
+		"kmapstack: tracing kmap_stack events (instance %s), %s\n",
+		name,
 		lo->duration > 0 ? "until the duration is over" :
 				   "Ctrl-C to stop");
 	end = lo->duration > 0 ? now() + lo->duration : 0;
@@ -180,6 +236,7 @@ int input_live(const struct live_opts *lo, struct replay *r,
 	tracefs_event_disable(live_instance, "kmap_stack", NULL);
 	live_stop = 0;
 	tracefs_iterate_raw_events(tep, live_instance, NULL, 0, on_record, &c);
+	stream_findings(&c);
 	ret = 0;
 out:
 	if (live_instance) {
@@ -188,6 +245,11 @@ out:
 		tracefs_instance_free(live_instance);
 		live_instance = NULL;
 	}
+	/* the report that follows is not interrupted half-way */
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	decoder_free(&c.dec);
 	tep_free(tep);
 	return ret;

@@ -476,10 +476,16 @@ int main(int argc, char **argv)
 
 		replay_set_filter(r, &cmd.filter);
 
-		if (cmd.live)
+		if (cmd.live) {
+			/* violations as they come: on stdout unless it
+			 * carries JSON, folded stacks or nothing */
+			cmd.lo.findings = &f;
+			cmd.lo.stream = cmd.json || cmd.folded || cmd.output ?
+						stderr :
+						stdout;
 			ret = input_live(&cmd.lo, r, &inputs[i], err,
 					 sizeof(err));
-		else
+		} else
 			ret = run_input(cmd.files[i], &cmd, r, &inputs[i], err,
 					sizeof(err));
 		if (ret) {

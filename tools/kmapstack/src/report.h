@@ -37,5 +37,7 @@ const char *report_source(int source);
 /* sites with maps, sorted by maps (descending), then name */
 int *report_sorted_sites(struct stats *st, int *n);
 int report_is_violation(const struct finding *x, int strict);
+/* the unit of the inputs' timestamps: ns unless the trace clock counts */
+const char *report_time_unit(const struct report_ctx *rc);
 
 #endif

@@ -171,9 +171,13 @@ void report_json(FILE *out, struct report_ctx *rc)
 		jstr(out, rc->inputs[i].path);
 		fprintf(out,
 			", \"format\": \"%s\", \"events\": %lld, "
-			"\"malformed\": %lld}",
+			"\"malformed\": %lld, \"clock\": ",
 			input_kind(rc->inputs[i].kind), rc->inputs[i].records,
 			rc->inputs[i].bad_records);
+		jstr(out,
+		     rc->inputs[i].clock[0] ? rc->inputs[i].clock : "local");
+		fprintf(out, ", \"time_unit\": \"%s\"}",
+			input_time_unit(&rc->inputs[i]));
 	}
 	fprintf(out, "],\n");
 	fprintf(out,

@@ -203,10 +203,12 @@ static void statistics(FILE *out, struct report_ctx *rc)
 {
 	struct stats *st = rc->st;
 	const struct hold_rec *lh;
+	const char *unit = report_time_unit(rc);
 	int n, *order = report_sorted_sites(st, &n);
 
 	fprintf(out,
-		"\nCall sites (%d), by number of maps; hold times in ns:\n", n);
+		"\nCall sites (%d), by number of maps; hold times in %s:\n", n,
+		unit);
 	fprintf(out, "  %-40s %9s %9s %5s %10s %10s %10s %10s\n", "site",
 		"maps", "atomic", "depth", "min", "median", "p99", "max");
 	for (int i = 0; i < n; i++) {
@@ -224,14 +226,14 @@ static void statistics(FILE *out, struct report_ctx *rc)
 
 	lh = stats_longest(st, &n);
 	if (rc->o->have_threshold)
-		fprintf(out, "\nHolds of %llu ns or more: %lld",
-			rc->o->hold_threshold, st->over_threshold);
+		fprintf(out, "\nHolds of %llu %s or more: %lld",
+			rc->o->hold_threshold, unit, st->over_threshold);
 	else
 		fprintf(out, "\nLongest holds");
 	fprintf(out, " (%d shown):\n", n);
 	for (int i = 0; i < n; i++) {
-		fprintf(out, "  %12llu ns  %-32s -> %-32s %s/%d CPU %d %s at ",
-			(unsigned long long)lh[i].ns,
+		fprintf(out, "  %12llu %s  %-32s -> %-32s %s/%d CPU %d %s at ",
+			(unsigned long long)lh[i].ns, unit,
 			sites_name(lh[i].map_site),
 			sites_name(lh[i].unmap_site),
 			lh[i].comm[0] ? lh[i].comm : "<...>", lh[i].pid,

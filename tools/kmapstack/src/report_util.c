@@ -92,3 +92,14 @@ int *report_sorted_sites(struct stats *st, int *n)
 	*n = k;
 	return v;
 }
+
+const char *report_time_unit(const struct report_ctx *rc)
+{
+	const char *u = rc->ninputs ? input_time_unit(&rc->inputs[0]) : "ns";
+
+	/* inputs of different clocks: their times are not comparable */
+	for (int i = 1; i < rc->ninputs; i++)
+		if (strcmp(u, input_time_unit(&rc->inputs[i])))
+			return "ticks";
+	return u;
+}

@@ -280,16 +280,56 @@ static int cpu_token(struct span t, int *cpu)
 	return 1;
 }
 
+/* comm, set from [c, e) */
+static void set_comm(struct text_line *out, const char *c, const char *e)
+{
+	size_t n;
+
+	while (c < e && isspace((unsigned char)*c))
+		c++;
+	while (e > c && isspace((unsigned char)e[-1]))
+		e--;
+	n = (size_t)(e - c);
+	if (n > sizeof(out->comm) - 1) {
+		c += n - (sizeof(out->comm) - 1);
+		n = sizeof(out->comm) - 1;
+	}
+	memcpy(out->comm, c, n);
+	out->comm[n] = '\0';
+}
+
+/* perf script: "comm pid [cpu]" or "comm pid/tid [cpu]"; tid is [t, e) */
+static int perf_header(const char *p, const char *t, const char *e,
+		       struct text_line *out)
+{
+	struct span ts = { t, (size_t)(e - t) };
+	unsigned long long v;
+	const char *c = t - 1;
+
+	if (!parse_ull(ts, &v) || v > 0x7fffffff)
+		return 0;
+	if (*c == '/') {
+		/* pid/tid: the pid before the slash */
+		while (c > p && isdigit((unsigned char)c[-1]))
+			c--;
+		if (c == t - 1 || c == p || c[-1] != ' ')
+			return 0;
+	}
+	out->ev.pid = (int)v;
+	set_comm(out, p, c);
+	return 1;
+}
+
 /*
  * The part before the timestamp: "comm-pid [cpu] lat", "comm-pid [cpu]",
  * "comm-pid cpulat" (trace-cmd report -l), "comm-pid (tgid) [cpu] lat".
  */
 static int parse_header(const char *p, const char *end, struct text_line *out)
 {
-	const char *q = end, *e, *dash, *c;
+	const char *q = end, *e, *dash;
 	struct span t = last_token(p, &q);
 	unsigned long long v;
-	size_t i = 0, n;
+	size_t i = 0;
 	int lc;
 
 	out->ev.in_ctx = -1;
@@ -334,6 +374,8 @@ static int parse_header(const char *p, const char *end, struct text_line *out)
 	dash = e;
 	while (dash > p && isdigit((unsigned char)dash[-1]))
 		dash--;
+	if (dash != e && dash > p && (dash[-1] == ' ' || dash[-1] == '/'))
+		return perf_header(p, dash, e, out);
 	if (dash == e || dash == p || dash[-1] != '-')
 		return 0;
 	{
@@ -343,16 +385,7 @@ static int parse_header(const char *p, const char *end, struct text_line *out)
 			return 0;
 	}
 	out->ev.pid = (int)v;
-	c = p;
-	while (c < dash - 1 && isspace((unsigned char)*c))
-		c++;
-	n = (size_t)(dash - 1 - c);
-	if (n > sizeof(out->comm) - 1) {
-		c += n - (sizeof(out->comm) - 1);
-		n = sizeof(out->comm) - 1;
-	}
-	memcpy(out->comm, c, n);
-	out->comm[n] = '\0';
+	set_comm(out, p, dash - 1);
 	return 1;
 }
 
@@ -360,17 +393,60 @@ static const struct {
 	const char *tag;
 	int type;
 } tags[] = {
-	{ ": kmap_push:", KMS_EV_PUSH },
-	{ ": kmap_pop:", KMS_EV_POP },
-	{ ": kmap_violation:", KMS_EV_VIOLATION },
+	{ "kmap_push:", KMS_EV_PUSH },
+	{ "kmap_pop:", KMS_EV_POP },
+	{ "kmap_violation:", KMS_EV_VIOLATION },
 };
+
+/*
+ * The event name, after the timestamp's ':' and before the fields:
+ *   1234.567890: kmap_push:              trace-cmd report, ftrace
+ *   1234.567890: (+1000)  kmap_push:     trace-cmd report --ts-diff
+ *   1234.567890: kmap_stack:kmap_push:   perf script
+ * Returns where the timestamp's ':' is, or NULL; *body after the name.
+ */
+static const char *find_tag(const char *line, const char *end, int *type,
+			    const char **body)
+{
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+		const char *p = line, *t, *q;
+
+		while ((t = find(p, end, tags[i].tag))) {
+			p = t + 1;
+			q = t;
+			if (q - line >= 11 &&
+			    !memcmp(q - 11, "kmap_stack:", 11))
+				q -= 11;
+			if (q == line || q[-1] != ' ')
+				continue;
+			while (q > line && q[-1] == ' ')
+				q--;
+			if (q > line && q[-1] == ')') {
+				/* --ts-diff: "(+1000)" */
+				while (q > line && q[-1] != '(')
+					q--;
+				if (q == line || q[0] != '+')
+					continue;
+				q--;
+				while (q > line && q[-1] == ' ')
+					q--;
+			}
+			if (q == line || q[-1] != ':')
+				continue;
+			*type = tags[i].type;
+			*body = t + strlen(tags[i].tag);
+			return q - 1;
+		}
+	}
+	return NULL;
+}
 
 #define HAVE(f) (1u << (f))
 enum { K_CALLER, K_ADDR, K_PFN, K_DEPTH, K_CTX, K_FLAGS, K_KIND, K_MAP, K_TOP };
 
 int text_parse_line(const char *line, size_t len, struct text_line *out)
 {
-	const char *end = line + len, *tag = NULL, *body, *tsp;
+	const char *end = line + len, *tag, *body = NULL, *tsp;
 	struct span ts;
 	unsigned int have = 0, need;
 	int type = 0;
@@ -380,17 +456,10 @@ int text_parse_line(const char *line, size_t len, struct text_line *out)
 		end--;
 	if (end - line >= 4 && !memcmp(line, "CPU:", 4))
 		return parse_lost(line, end, out);
-	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
-		tag = find(line, end, tags[i].tag);
-		if (tag) {
-			type = tags[i].type;
-			body = tag + strlen(tags[i].tag);
-			break;
-		}
-	}
+	tag = find_tag(line, end, &type, &body);
 	if (!tag)
 		return TL_OTHER;
-	/* the timestamp ends at the ':' of the tag */
+	/* the timestamp ends at that ':' */
 	tsp = tag;
 	while (tsp > line && !isspace((unsigned char)tsp[-1]))
 		tsp--;

@@ -362,6 +362,8 @@ int input_tracedat(struct input_src *src, struct replay *r,
 			 strerror(errno));
 		return -1;
 	}
+	/* fewer, larger writes and reads: the events come in 64 KiB blocks */
+	fcntl(pfd[0], F_SETPIPE_SZ, 1 << 20);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {

@@ -30,6 +30,8 @@ def main():
                        stdout=subprocess.DEVNULL)
         shutil.copy(os.path.join(w, "ftrace.txt"),
                     os.path.join(text, base + ".ftrace"))
+        shutil.copy(os.path.join(w, "perf.txt"),
+                    os.path.join(text, base + ".perf"))
         with open(os.path.join(text, base + ".report"), "w") as f:
             subprocess.run(["trace-cmd", "report", "-l",
                             os.path.join(w, "trace.dat")], stdout=f,

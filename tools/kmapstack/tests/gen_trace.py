@@ -10,7 +10,8 @@ a trace.dat:
   trace-cmd restore -c -t FAKE_TRACEFS -k kallsyms -o partial.dat
   trace-cmd restore -i partial.dat -o trace.dat cpu0.raw cpu1.raw ...
 
-It also writes ftrace.txt, the same events as /sys/kernel/tracing/trace
+It also writes perf.txt, the same events as perf script prints them, and
+ftrace.txt, the same events as /sys/kernel/tracing/trace
 prints them.
 
 usage: gen_trace.py SCENARIO OUTDIR [--formats DIR]
@@ -229,6 +230,7 @@ class Trace:
         self.cpus = {}
         self.comms = {}
         self.text = []
+        self.perf = []
         self.keep_text = True
 
     def cpu(self, n):
@@ -255,6 +257,7 @@ class Trace:
         buf.add(ts, fmt.pack(v))
         if self.keep_text:
             self.text.append(self.ftrace_line(cpu, ts, pid, ev, v, cflags))
+            self.perf.append(self.perf_line(cpu, ts, pid, ev))
 
     def ftrace_line(self, cpu, ts, pid, ev, v, cflags):
         comm = self.comms.get(pid, "<...>")
@@ -285,6 +288,16 @@ class Trace:
         return "%16s-%-7d [%03d] %s %6d.%06d: %s: %s" % (
             comm[-16:], pid, cpu, lat, ts // 1000000000,
             (ts % 1000000000) // 1000, ev, body)
+
+    def perf_line(self, cpu, ts, pid, ev):
+        """perf script's default: comm tid [cpu] time: sys:event: fields
+        (its %pS has no /size; no flags column)."""
+        line = self.text[-1]
+        body = line.split(": %s: " % ev, 1)[1]
+        body = re.sub(r"(\+0x[0-9a-f]+)/0x[0-9a-f]+", r"\1", body)
+        return "%16s %6d [%03d] %6d.%06d: %26s: %s" % (
+            self.comms.get(pid, ":%d" % pid), pid, cpu, ts // 1000000000,
+            (ts % 1000000000) // 1000, "kmap_stack:" + ev, body)
 
     def write(self, outdir, ncpus=None):
         os.makedirs(outdir, exist_ok=True)
@@ -329,6 +342,8 @@ class Trace:
              os.path.join(outdir, "trace.dat")] + raws)
         for p in raws + [partial]:
             os.unlink(p)
+        with open(os.path.join(outdir, "perf.txt"), "w") as f:
+            f.write("\n".join(self.perf) + "\n")
         with open(os.path.join(outdir, "ftrace.txt"), "w") as f:
             f.write("# tracer: nop\n#\n")
             f.write("\n".join(self.text) + "\n")

@@ -141,8 +141,14 @@ def make_inputs(scn, outdir):
         return None, r.stderr.decode() + r.stdout.decode()
     dat = os.path.join(outdir, "trace.dat")
     paths = {"dat": dat, "ftrace": os.path.join(outdir, "ftrace.txt"),
+             "perf": os.path.join(outdir, "perf.txt"),
              "dir": outdir, "tests": HERE}
-    for name, extra in (("txt", []), ("ltxt", ["-l"])):
+    # trace-cmd report's text variants: -l (latency), --ts-diff, -t (ns),
+    # -r EVENT (raw fields of one event), -R (raw fields of all)
+    for name, extra in (("txt", []), ("ltxt", ["-l"]),
+                        ("tsdiff", ["--ts-diff"]), ("nstxt", ["-t"]),
+                        ("rawtxt", ["-r", "kmap_pop", "-t", "--ts-diff"]),
+                        ("Rtxt", ["-R"])):
         p = os.path.join(outdir, name + ".txt")
         with open(p, "w") as f:
             r = subprocess.run(["trace-cmd", "report"] + extra + [dat],
@@ -377,6 +383,30 @@ def run_bad_inputs(rn, only):
     cases.append(("live: tracefs without kmap_stack events",
                   ["live", "--duration", "1", "--tracefs", d],
                   r"no kmap_stack events"))
+    # a tracefs with the formats (a scenario's fake one) but no instances/
+    fake = os.path.join(rn.work, "mismatch", "tracefs")
+    if os.path.isdir(fake):
+        # what libtracefs looks for besides the formats
+        for sysd in ("kmap_stack", "ftrace"):
+            write(os.path.join(fake, "events", sysd, "enable"), b"0\n")
+        for cpu in range(os.cpu_count() or 1):
+            os.makedirs(os.path.join(fake, "per_cpu", "cpu%d" % cpu),
+                        exist_ok=True)
+        fake2 = os.path.join(d, "tracefs-noinst")
+        shutil.rmtree(fake2, ignore_errors=True)
+        shutil.copytree(fake, fake2)
+        cases.append(("live: no tracefs instances",
+                      ["live", "--duration", "1", "--tracefs", fake2],
+                      r"cannot create the tracefs instance kmapstack-\d+"))
+        fake3 = os.path.join(d, "tracefs-inst")
+        shutil.rmtree(fake3, ignore_errors=True)
+        shutil.copytree(fake, fake3)
+        os.makedirs(os.path.join(fake3, "instances"))
+        cases.append(("live: the events cannot be enabled",
+                      ["live", "--duration", "1", "--buffer-size", "64",
+                       "--tracefs", fake3],
+                      r"cannot (set the buffer size|enable the kmap_stack "
+                      r"events) .*kmapstack-\d+"))
     # usage errors
     cases.append(("no command", [], r"no command"))
     cases.append(("unknown command", ["frobnicate", "x"],
@@ -425,6 +455,12 @@ def run_bad_inputs(rn, only):
         if out:
             errors.append("stdout not empty: %r" % out[:200])
         rn.result("bad input: " + name, errors)
+    # a live run that failed removed its instance
+    inst = os.path.join(d, "tracefs-inst", "instances")
+    if os.path.isdir(inst):
+        left = os.listdir(inst)
+        rn.result("live: a failed run leaves no instance",
+                  ["left: %r" % left] if left else [])
     # corrupt data pages: any verdict, but no crash and at most one line
     if os.path.exists(good):
         with open(good, "rb") as f:

@@ -10,6 +10,7 @@ int main(void)
 	test_sites();
 	test_text_parse();
 	test_replay();
+	test_options();
 	printf("unit: %d passed, %d failed\n", unit_passed, unit_failed);
 	return unit_failed ? 1 : 0;
 }

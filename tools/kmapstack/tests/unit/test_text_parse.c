@@ -41,6 +41,45 @@ void test_text_parse(void)
 	CHECK(tl.ev.in_ctx == -1 && tl.ev.ts == 5000000100ULL);
 	CHECK(tl.ev.flags == (KMS_F_ATOMIC | KMS_F_FORCED));
 
+	/* trace-cmd report --ts-diff, with -t */
+	CHECK(parse("            bash-100   [000]     0.000002000: (+1000)  "
+		    "kmap_push:            caller=inner_map+0x20 "
+		    "addr=0xffff888000002000 pfn=0x2 depth=2 ctx=task flags=",
+		    &tl) == TL_EVENT);
+	CHECK(tl.ev.pid == 100 && tl.ev.ts == 2000 && tl.ev.depth == 2);
+	/* trace-cmd report -r kmap_pop / -R: the fields as numbers */
+	CHECK(parse("            bash-100   [000]     0.000003: kmap_pop:     "
+		    "        caller=outer_unmap+0x8 addr=0xffff888000001000 "
+		    "pfn=0x1 depth=1 ctx=2 flags=3",
+		    &tl) == TL_EVENT);
+	CHECK(tl.ev.ctx == KMS_CTX_HARDIRQ &&
+	      tl.ev.flags == (KMS_F_ATOMIC | KMS_F_FORCED));
+
+	/* perf script: comm tid [cpu] time: sys:event: fields */
+	CHECK(parse("     Web Content  4242 [003] 81234.567890:       "
+		    "kmap_stack:kmap_push: caller=ext4_readdir+0x1a4 "
+		    "addr=0xffff888012345000 pfn=0x12345 depth=1 ctx=task "
+		    "flags=",
+		    &tl) == TL_EVENT);
+	CHECK(tl.ev.type == KMS_EV_PUSH && tl.ev.pid == 4242 &&
+	      tl.ev.cpu == 3 && tl.ev.in_ctx == -1);
+	CHECK(!strcmp(tl.comm, "Web Content"));
+	CHECK(tl.ev.ts == 81234567890000ULL);
+	CHECK(!strcmp(sites_name(tl.ev.caller), "ext4_readdir+0x1a4"));
+	/* perf script -F +pid: pid/tid */
+	CHECK(parse("  kworker/1:2-ev  4000/4011 [001]    12.000001:  "
+		    "kmap_stack:kmap_violation: kind=mismatch caller=b+0x8 "
+		    "addr=0x1000 mapped_at=a+0x10 top=c+0x20 depth=2 ctx=task",
+		    &tl) == TL_EVENT);
+	CHECK(tl.ev.type == KMS_EV_VIOLATION && tl.ev.pid == 4011 &&
+	      !strcmp(tl.comm, "kworker/1:2-ev") && tl.ev.kind == 1);
+	/* the event name must follow the timestamp */
+	CHECK(parse("bash-100 [000] 1.0: print: kmap_push: caller=x+0x1 "
+		    "addr=0x1 pfn=0x1 depth=1 ctx=task flags=",
+		    &tl) != TL_EVENT);
+	CHECK(parse("bash-100 [000] 1.0: (+12 kmap_push: caller=x+0x1", &tl) ==
+	      TL_OTHER);
+
 	/* trace-cmd report -l: the CPU glued to the flags */
 	CHECK(parse("    bash-100     1d.s2.     0.000003: kmap_push: "
 		    "caller=x+0x1 addr=0x3000 pfn=0x3 depth=1 ctx=softirq flags=",

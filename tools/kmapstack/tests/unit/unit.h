@@ -21,5 +21,6 @@ void test_hist(void);
 void test_text_parse(void);
 void test_replay(void);
 void test_sites(void);
+void test_options(void);
 
 #endif
