@@ -7,15 +7,28 @@
  *   crash> kmapstack            every CPU's interrupt stacks, every task
  *                               holding mappings
  *   crash> kmapstack -a         also the tasks that hold none
- *   crash> kmapstack -p PID     one task
- *   crash> kmapstack -c CPU     one CPU's softirq/hardirq/NMI stacks
+ *   crash> kmapstack -s         each entry's stack trace (stack depot)
+ *   crash> kmapstack -p PID     one task, by pid or task address (as
+ *                               crash's own commands take "pid | task")
+ *   crash> kmapstack -c LIST    these CPUs' softirq/hardirq/NMI stacks
+ *                               (0,2-3; a or all: every CPU)
  *
  * Data (include/linux/kmap_stack_types.h, mm/kmap_stack.c): task context
  * mappings are on task_struct::kmap_stack, interrupt context ones on the
  * static per-CPU array kmap_stack_irq[3] (softirq, hardirq, NMI).  Entries
  * [0, depth) are valid, outermost first.  Every layout detail is read from
  * the vmlinux debug info, so the optional kmap_stack_entry::stack (with
- * CONFIG_DEBUG_KMAP_STACK_TRACES) is handled when present.
+ * CONFIG_DEBUG_KMAP_STACK_TRACES) is handled when present.  An entry's
+ * addr is page-aligned with KMAP_STACK_F_ATOMIC (0x1) in its low bits and
+ * its context is the stack it is on; the first series' entries, with ctx
+ * and flags members, and its kmap_stack::forced, are read too.
+ *
+ * Builds for x86_64 (TARGET_ARCH_DEF=-DX86_64) and i386 (-DX86 -m32: make
+ * ARCH=i386), the HIGHMEM architecture; the layout comes from the debug
+ * info either way, sizes from crash's own ulong.
+ *
+ * With CONFIG_DEBUG_KMAP_STACK_TRACES, -s follows each entry's stack depot
+ * handle with the frames it stands for, one a line, innermost first.
  *
  * Tasks are found by walking init_task.tasks and each thread group's
  * signal->thread_head, plus every CPU's idle task (runqueues.idle): crash's
@@ -44,7 +57,7 @@ static struct {
 	long stack_size;
 	long depth, overflow, forced, in_trace, entries;
 	long entry_size;
-	long e_ip, e_addr, e_pfn, e_ts, e_stack, e_ctx, e_flags;
+	long e_ip, e_addr, e_pfn, e_ts, e_stack, e_ctx, e_flags; /* -1: none */
 	long nr_entries;
 	long task_kmap_stack, task_pid, task_comm, task_tasks;
 	long task_signal, task_thread_node, signal_thread_head;
@@ -59,10 +72,13 @@ struct ks_opts {
 	bool all;
 	bool have_pid;
 	ulong pid;
-	int cpu; /* -1: every CPU */
+	ulong task; /* -p given a task address: that task, 0: by pid */
+	bool have_cpus; /* -c: only the CPUs in cpus[] */
 	bool tasks; /* list tasks */
 	bool cpus; /* list CPUs */
 };
+
+static bool cpu_wanted[NR_CPUS];
 
 struct ks_count {
 	ulong tasks;
@@ -104,8 +120,9 @@ static void ks_init_layout(void)
 	ks.e_pfn = member("kmap_stack_entry", "pfn", true);
 	ks.e_ts = member("kmap_stack_entry", "ts", true);
 	ks.e_stack = member("kmap_stack_entry", "stack", false);
-	ks.e_ctx = member("kmap_stack_entry", "ctx", true);
-	ks.e_flags = member("kmap_stack_entry", "flags", true);
+	/* the first series' entries only */
+	ks.e_ctx = member("kmap_stack_entry", "ctx", false);
+	ks.e_flags = member("kmap_stack_entry", "flags", false);
 
 	ks.task_kmap_stack = member("task_struct", "kmap_stack", true);
 	ks.task_pid = member("task_struct", "pid", true);
@@ -218,6 +235,7 @@ static void load_modsyms(void)
 		readmem(ks + k_num, KVADDR, &num, sizeof(num), "num_symtab",
 			RETURN_ON_ERROR | QUIET);
 		for (i = 0; i < num && i < 100000; i++) {
+#if __SIZEOF_LONG__ == 8
 			/* Elf64_Sym: name u32, info, other, shndx u16, value, size */
 			struct {
 				uint name;
@@ -225,10 +243,19 @@ static void load_modsyms(void)
 				unsigned short shndx;
 				ulong value, size;
 			} sym;
+#else
+			/* Elf32_Sym: name, value, size u32, info, other, shndx */
+			struct {
+				uint name;
+				ulong value, size;
+				unsigned char info, other;
+				unsigned short shndx;
+			} sym;
+#endif
 			char sname[64] = "";
 
 			if (!readmem(symtab + i * sizeof(sym), KVADDR, &sym,
-				     sizeof(sym), "Elf64_Sym",
+				     sizeof(sym), "Elf_Sym",
 				     RETURN_ON_ERROR | QUIET))
 				break;
 			if (!sym.value || !sym.size)
@@ -284,7 +311,70 @@ static const char *flags_name(unsigned int flags)
 	return names[flags & 3];
 }
 
-static void print_entries(const char *buf, int depth)
+/*
+ * The frames of a stack depot handle (CONFIG_DEBUG_KMAP_STACK_TRACES), as
+ * depot_fetch_stack() of lib/stackdepot.c finds them: union handle_parts
+ * is pool_index_plus_1 (the low bits), offset (in 16-byte units), 5 extra
+ * bits; the pool is stack_pools[index], the record a struct stack_record
+ * whose size first entries are the frames, innermost first.
+ */
+static void print_depot_frames(uint handle)
+{
+	static long r_size = -2, r_entries, r_count;
+	static ulong pools;
+	static uint pools_num;
+	int offset_bits = 2 + PAGESHIFT() - 4;
+	int index_bits = 32 - offset_bits - 5;
+	uint index, n, size = 0, count = 0;
+	ulong pool = 0, rec, ip;
+	char sym[BUFSIZE];
+
+	if (r_size == -2) {
+		r_size = MEMBER_OFFSET("stack_record", "size");
+		r_entries = MEMBER_OFFSET("stack_record", "entries");
+		r_count = MEMBER_OFFSET("stack_record", "count");
+		if (symbol_exists("stack_pools") &&
+		    symbol_exists("pools_num")) {
+			pools = symbol_value("stack_pools");
+			readmem(symbol_value("pools_num"), KVADDR, &pools_num,
+				sizeof(pools_num), "pools_num",
+				RETURN_ON_ERROR | QUIET);
+		}
+	}
+	if (!handle || r_size < 0 || r_entries < 0 || !pools)
+		return;
+	index = (handle & ((1U << index_bits) - 1)) - 1;
+	if (index >= pools_num)
+		return;
+	if (!readmem(pools + index * sizeof(ulong), KVADDR, &pool, sizeof(pool),
+		     "stack_pools", RETURN_ON_ERROR | QUIET) ||
+	    !pool)
+		return;
+	rec = pool +
+	      (((handle >> index_bits) & ((1U << offset_bits) - 1)) << 4);
+	if (!readmem(rec + r_size, KVADDR, &size, sizeof(size), "stack_record",
+		     RETURN_ON_ERROR | QUIET))
+		return;
+	/* a record with no reference is free: its frames are not */
+	if (r_count >= 0 &&
+	    (!readmem(rec + r_count, KVADDR, &count, sizeof(count),
+		      "stack_record", RETURN_ON_ERROR | QUIET) ||
+	     !count))
+		return;
+	for (n = 0; n < size && n < 64; n++) {
+		if (!readmem(rec + r_entries + n * sizeof(ulong), KVADDR, &ip,
+			     sizeof(ip), "stack_record",
+			     RETURN_ON_ERROR | QUIET))
+			return;
+		symbolize(ip, sym, sizeof(sym));
+		fprintf(fp, "          %s\n", sym);
+	}
+}
+
+static bool show_frames; /* -s */
+
+/* entries of the stack of context @stack_ctx */
+static void print_entries(const char *buf, int depth, int stack_ctx)
 {
 	char sym[BUFSIZE];
 	int i, n = depth;
@@ -293,21 +383,32 @@ static void print_entries(const char *buf, int depth)
 		n = ks.nr_entries;
 	for (i = 0; i < n; i++) {
 		const char *e = buf + ks.entries + i * ks.entry_size;
-		unsigned int ctx = UCHAR(e + ks.e_ctx);
-		unsigned int flags = UCHAR(e + ks.e_flags);
+		ulong addr = rd_ulong(e, ks.e_addr);
+		unsigned int ctx, flags;
 		/* ts is jiffies: the age at the time of the dump */
 		ulong age = ks.jiffies - rd_ulong(e, ks.e_ts);
 
+		if (ks.e_flags >= 0) {
+			ctx = UCHAR(e + ks.e_ctx);
+			flags = UCHAR(e + ks.e_flags);
+		} else {
+			/* page-aligned, KMAP_STACK_F_ATOMIC in the low bits */
+			ctx = (unsigned int)stack_ctx;
+			flags = addr & 1;
+			addr &= ~((ulong)PAGESIZE() - 1);
+		}
 		symbolize(rd_ulong(e, ks.e_ip), sym, sizeof(sym));
 		fprintf(fp,
-			"    #%-2d %016lx pfn %-8lx %-7s %-12s %6llu ms ago  %s",
-			i, rd_ulong(e, ks.e_addr), rd_ulong(e, ks.e_pfn),
+			"    #%-2d %0*lx pfn %-8lx %-7s %-12s %6llu ms ago  %s",
+			i, VADDR_PRLEN, addr, rd_ulong(e, ks.e_pfn),
 			ctx < KS_CTX_NR ? ctx_name[ctx] : "?",
 			flags_name(flags),
 			(ulonglong)age * 1000ULL / (ulonglong)ks.hz, sym);
 		if (ks.e_stack >= 0 && UINT(e + ks.e_stack))
 			fprintf(fp, "  stack %x", UINT(e + ks.e_stack));
 		fprintf(fp, "\n");
+		if (ks.e_stack >= 0 && show_frames)
+			print_depot_frames(UINT(e + ks.e_stack));
 	}
 }
 
@@ -383,14 +484,15 @@ static void show_cpu(int cpu, char *buf)
 			     (c - 1) * ks.stack_size;
 		int depth = read_stack(addr, buf);
 
-		fprintf(fp, "CPU %d %-8s %016lx  ", cpu, ctx_name[c], addr);
+		fprintf(fp, "CPU %d %-8s %0*lx  ", cpu, ctx_name[c],
+			VADDR_PRLEN, addr);
 		if (depth < 0) {
 			fprintf(fp, "unreadable\n");
 			continue;
 		}
 		print_stack_header(buf, depth);
 		fprintf(fp, "\n");
-		print_entries(buf, depth);
+		print_entries(buf, depth, c);
 	}
 }
 
@@ -402,7 +504,7 @@ static void show_task(ulong task, char *buf, const struct ks_opts *o,
 
 	readmem(task + ks.task_pid, KVADDR, &pid, sizeof(pid), "task pid",
 		RETURN_ON_ERROR | QUIET);
-	if (o->have_pid && (ulong)pid != o->pid)
+	if (o->task ? task != o->task : o->have_pid && (ulong)pid != o->pid)
 		return;
 	readmem(task + ks.task_comm, KVADDR, comm, TASK_COMM_LEN, "task comm",
 		RETURN_ON_ERROR | QUIET);
@@ -415,14 +517,15 @@ static void show_task(ulong task, char *buf, const struct ks_opts *o,
 	}
 	if (depth == 0 && !o->all && !o->have_pid)
 		return;
-	fprintf(fp, "PID %-6d %-16s task %016lx  ", pid, comm, task);
+	fprintf(fp, "PID %-6d %-16s task %0*lx  ", pid, comm, VADDR_PRLEN,
+		task);
 	if (depth < 0) {
 		fprintf(fp, "unreadable\n");
 		return;
 	}
 	print_stack_header(buf, depth);
 	fprintf(fp, "\n");
-	print_entries(buf, depth);
+	print_entries(buf, depth, 0);
 }
 
 static ulong rd_ptr(ulong addr)
@@ -484,25 +587,87 @@ static void walk_tasks(char *buf, const struct ks_opts *o, struct ks_count *cnt)
 	}
 }
 
+/* -p: a pid, or a task address as crash's own commands take them */
+static void parse_task_arg(const char *arg, struct ks_opts *o)
+{
+	char *end;
+	ulong v;
+
+	o->have_pid = true;
+	v = strtoul(arg, &end, 10);
+	if (*arg && !*end && v <= 0x7fffffff) {
+		o->pid = v;
+		return;
+	}
+	v = strtoul(arg, &end, 16);
+	if (*arg && !*end && IS_KVADDR(v)) {
+		o->task = v;
+		return;
+	}
+	error(FATAL, "kmapstack: -p takes a pid or a task address: %s\n", arg);
+}
+
+/* -c: "0,2-3"; "a" or "all": every CPU */
+static void parse_cpu_list(const char *arg, struct ks_opts *o)
+{
+	const char *p = arg;
+
+	o->have_cpus = true;
+	if (!strcmp(arg, "a") || !strcmp(arg, "all")) {
+		for (int c = 0; c < nr_cpus; c++)
+			cpu_wanted[c] = true;
+		return;
+	}
+	for (;;) {
+		char *end;
+		ulong a = strtoul(p, &end, 10), b = a;
+
+		if (end == p)
+			goto bad;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtoul(p, &end, 10);
+			if (end == p || b < a)
+				goto bad;
+		}
+		if (b >= (ulong)nr_cpus)
+			error(FATAL, "kmapstack: no CPU %lu (0-%d)\n", b,
+			      nr_cpus - 1);
+		for (ulong c = a; c <= b; c++)
+			cpu_wanted[c] = true;
+		if (!*end)
+			return;
+		if (*end != ',')
+			goto bad;
+		p = end + 1;
+	}
+bad:
+	error(FATAL, "kmapstack: -c takes CPUs: 0,2-3 or all: %s\n", arg);
+}
+
 static void cmd_kmapstack(void)
 {
-	struct ks_opts o = { .cpu = -1, .tasks = true, .cpus = true };
+	struct ks_opts o = { .tasks = true, .cpus = true };
 	struct ks_count cnt = { 0 };
+	const char *pid_arg = NULL, *cpu_arg = NULL;
 	char *buf;
 	int c, cpu;
 
-	while ((c = getopt(argcnt, args, "ap:c:")) != EOF) {
+	show_frames = false;
+	while ((c = getopt(argcnt, args, "ap:c:s")) != EOF) {
 		switch (c) {
 		case 'a':
 			o.all = true;
 			break;
+		case 's':
+			show_frames = true;
+			break;
 		case 'p':
-			o.have_pid = true;
-			o.pid = stol(optarg, FAULT_ON_ERROR, NULL);
+			pid_arg = optarg;
 			o.cpus = false;
 			break;
 		case 'c':
-			o.cpu = (int)stol(optarg, FAULT_ON_ERROR, NULL);
+			cpu_arg = optarg;
 			o.tasks = false;
 			break;
 		default:
@@ -510,26 +675,30 @@ static void cmd_kmapstack(void)
 			break;
 		}
 	}
-	if (argerrs || args[optind])
+	if (argerrs || args[optind] || (pid_arg && cpu_arg))
 		cmd_usage(pc->curcmd, SYNOPSIS);
 
 	ks_init_layout();
 	read_clock();
 	load_cpus();
-	if (o.cpu >= nr_cpus || o.cpu < -1)
-		error(FATAL, "kmapstack: no CPU %d (0-%d)\n", o.cpu,
-		      nr_cpus - 1);
+	memset(cpu_wanted, 0, sizeof(cpu_wanted));
+	if (pid_arg)
+		parse_task_arg(pid_arg, &o);
+	if (cpu_arg)
+		parse_cpu_list(cpu_arg, &o);
 	buf = GETBUF(ks.stack_size);
 	if (o.cpus) {
 		for (cpu = 0; cpu < nr_cpus; cpu++) {
-			if ((o.cpu >= 0 && cpu != o.cpu) || !cpu_online[cpu])
+			if (o.have_cpus ? !cpu_wanted[cpu] : !cpu_online[cpu])
 				continue;
 			show_cpu(cpu, buf);
 		}
 	}
 	if (o.tasks) {
 		walk_tasks(buf, &o, &cnt);
-		if (o.have_pid && !cnt.tasks)
+		if (o.task && !cnt.tasks)
+			fprintf(fp, "kmapstack: no task at %lx\n", o.task);
+		else if (o.have_pid && !cnt.tasks)
 			fprintf(fp, "kmapstack: no task with pid %lu\n", o.pid);
 		else
 			fprintf(fp,
@@ -543,7 +712,7 @@ static void cmd_kmapstack(void)
 static char *help_kmapstack[] = {
 	"kmapstack",
 	"CONFIG_DEBUG_KMAP_STACK shadow stacks (kmap_local/kmap_atomic)",
-	"[-a] [-p pid | -c cpu]",
+	"[-a] [-s] [-p pid | task] [-c cpu-list]",
 	"  Lists the temporary kernel mappings each context holds, outermost",
 	"  first: every CPU's softirq, hardirq and NMI stacks (kmap_stack_irq),",
 	"  then every task whose task_struct::kmap_stack is not empty.  Each",
@@ -552,8 +721,11 @@ static char *help_kmapstack[] = {
 	"  symbolized call site.",
 	"",
 	"    -a      also list the tasks that hold no mapping",
-	"    -p pid  only the task with this pid",
-	"    -c cpu  only this CPU's interrupt-context stacks",
+	"    -s      each entry's stack trace (CONFIG_DEBUG_KMAP_STACK_TRACES:",
+	"            its stack depot handle resolved to frames, innermost first)",
+	"    -p pid | task  only this task: a pid, or a task_struct address",
+	"    -c cpu-list    only these CPUs' interrupt-context stacks: 0,2-3,",
+	"                   or a (all) for every CPU, offline ones too",
 	"",
 	"EXAMPLE",
 	"    %s> kmapstack -p 97",
