@@ -2,7 +2,8 @@
 # test-live.sh: 'kmapstack live' on the running guest kernel (x86_64 guest
 # tools kernel, host root over 9p): a balanced page-cache workload must give
 # events and exit 0; loading kmapbug bug=wrong_order during the run must give
-# exit 1 with the one mismatch it makes. Ends with "N passed, N failed".
+# exit 1 with the one mismatch it makes, printed as it happens; two runs at
+# once, --buffer-size, SIGTERM's teardown. Ends with "N passed, N failed".
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$KMS_SCRIPTS/guest/lib-guest.sh"
@@ -24,4 +25,24 @@ check "live: run with kmapbug exits 1" [ "$(cat "$out/bug.rc")" = 1 ]
 # kallsyms is read when live starts, before the module is loaded: its call
 # sites print as addresses (as with trace-cmd record), so check the verdict
 check "live: the module's wrong-order unmap is the one mismatch found" grep -q "1 violation (1 mismatch)" "$out/bug.txt"
+check "live: the mismatch is printed as it happens, one line" grep -qE '^kmapstack: mismatch: [^ ]+/[0-9]+ on CPU [0-9]+ at ' "$out/bug.txt"
+
+# two runs at once (an instance each), --buffer-size, SIGTERM: the instance
+# is removed and the report still printed
+T=/sys/kernel/tracing
+"$KMS_SCRIPTS/guest-run.sh" -o "$out" -t 400 -c "mount -t tracefs nodev $T 2>/dev/null
+$ks live --duration 8 --no-progress > two-a.txt 2>&1 & a=\$!
+$ks live --duration 8 --no-progress --buffer-size 2048 > two-b.txt 2>&1 & b=\$!
+sleep 4; cat $T/instances/kmapstack-\$b/buffer_size_kb > two-b.kb 2>&1; ls $T/instances > during.ls
+(for i in 1 2 3 4 5; do dd if=/dev/zero of=/tmp/g bs=64k count=64 2>/dev/null; cat /tmp/g >/dev/null; done)
+wait \$a; echo \$? > two-a.rc; wait \$b; echo \$? > two-b.rc
+$ks live --no-progress > term.txt 2>&1 & t=\$!
+sleep 4; kill -TERM \$t; wait \$t; echo \$? > term.rc; ls $T/instances > after.ls" > "$out/run2.log" 2>&1 ||
+	{ tail -20 "$out/run2.log"; die "guest run failed"; }
+check "live: two runs at once, each in its own instance" [ "$(grep -c '^kmapstack-' "$out/during.ls")" = 2 ]
+check "live: both runs exit 0" [ "$(cat "$out/two-a.rc")" = 0 ] && [ "$(cat "$out/two-b.rc")" = 0 ]
+check "live: both runs saw events" grep -qE "in [1-9][0-9]* events" "$out/two-a.txt" "$out/two-b.txt"
+check "live: --buffer-size 2048 sets the instance's buffer" grep -qx 2048 "$out/two-b.kb"
+check "live: SIGTERM ends the run with its report (exit 0)" [ "$(cat "$out/term.rc")" = 0 ] && grep -q "events" "$out/term.txt"
+check "live: no kmapstack instance is left" [ "$(grep -c '^kmapstack' "$out/after.ls")" = 0 ]
 summary
