@@ -56,6 +56,14 @@ void input_close(struct input_src *src);
  */
 int input_tracedat(struct input_src *src, struct replay *r,
 		   struct input_info *info, char *err, size_t errlen);
+/*
+ * The pass that suits the machine: the child's when a second core is free,
+ * else in this process under a watchdog thread (KMAPSTACK_PASS=child or
+ * direct chooses).
+ */
+int input_tracedat_any(struct input_src *src, struct replay *r,
+		       struct input_info *info, char *err, size_t errlen);
+int tracedat_use_child(void);
 /* the same pass in this process (the fuzzer; no protection) */
 int input_tracedat_direct(const char *path, struct replay *r,
 			  struct input_info *info, char *err, size_t errlen);

@@ -59,7 +59,9 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 			c->first[cpu] = rec->offset;
 		c->cur[cpu] = rec->offset;
 	}
-	if (!(++c->n & 0xffff))
+	/* relaxed: the watchdog thread only looks for a change */
+	__atomic_store_n(&c->n, c->n + 1, __ATOMIC_RELAXED);
+	if (!(c->n & 0xffff))
 		progress(c);
 	return 0;
 }
@@ -73,12 +75,18 @@ void tracedat_corrupt(const char *path, char *err, size_t errlen)
 		 "%s: cannot read this trace.dat (truncated or corrupt)", path);
 }
 
+static struct dat_ctx c;
+
+unsigned long long tracedat_records_seen(void)
+{
+	return __atomic_load_n(&c.n, __ATOMIC_RELAXED);
+}
+
 int tracedat_pass(const char *path, const char *name, unsigned long long size,
 		  const struct dat_sink *sink, struct input_info *info,
 		  char *err, size_t errlen)
 {
 	struct tracecmd_input *handle;
-	static struct dat_ctx c;
 	char why[256];
 
 	memset(&c, 0, sizeof(c));
@@ -135,16 +143,22 @@ static void d_clock(void *priv, const char *clock)
 	input_set_clock(((struct direct *)priv)->info, clock);
 }
 
-int input_tracedat_direct(const char *path, struct replay *r,
-			  struct input_info *info, char *err, size_t errlen)
+int tracedat_direct(const char *path, unsigned long long size, struct replay *r,
+		    struct input_info *info, char *err, size_t errlen)
 {
 	struct direct d = { .r = r, .info = info };
 	struct dat_sink sink = { d_event, d_lost, d_progress, d_clock, &d };
 	int ret;
 
 	info->kind = INPUT_TRACEDAT;
-	progress_start(&d.prog, info->progress, info->path, 0);
-	ret = tracedat_pass(path, info->path, 0, &sink, info, err, errlen);
+	progress_start(&d.prog, info->progress, info->path, size);
+	ret = tracedat_pass(path, info->path, size, &sink, info, err, errlen);
 	progress_end(&d.prog);
 	return ret;
+}
+
+int input_tracedat_direct(const char *path, struct replay *r,
+			  struct input_info *info, char *err, size_t errlen)
+{
+	return tracedat_direct(path, 0, r, info, err, errlen);
 }

@@ -385,14 +385,15 @@ static const char *current_input;
 /* a crash inside the trace libraries on a corrupt file: say so, exit 2 */
 static void on_fault(int sig)
 {
-	static const char msg[] = "kmapstack: the trace libraries crashed "
-				  "reading a corrupt input: ";
+	static const char msg[] = ": cannot read this input (truncated or "
+				  "corrupt: the trace libraries crashed on "
+				  "it)\n";
 	const char *p = current_input ? current_input : "?";
 
 	(void)sig;
-	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0 ||
+	if (write(STDERR_FILENO, "kmapstack: ", 11) < 0 ||
 	    write(STDERR_FILENO, p, strlen(p)) < 0 ||
-	    write(STDERR_FILENO, "\n", 1) < 0)
+	    write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
 		_exit(EXIT_USAGE);
 	_exit(EXIT_USAGE);
 }
@@ -428,7 +429,7 @@ static int run_input(const char *path, struct cmd *cmd, struct replay *r,
 		return -1;
 	switch (src.kind) {
 	case INPUT_TRACEDAT:
-		ret = input_tracedat(&src, r, info, err, errlen);
+		ret = input_tracedat_any(&src, r, info, err, errlen);
 		break;
 	case INPUT_PERF:
 		ret = input_perf(&src, r, info, err, errlen);

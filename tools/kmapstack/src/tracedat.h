@@ -27,5 +27,13 @@ int tracedat_pass(const char *path, const char *name, unsigned long long size,
 		  const struct dat_sink *sink, struct input_info *info,
 		  char *err, size_t errlen);
 void tracedat_corrupt(const char *path, char *err, size_t errlen);
+/* the pass into the replay, in this process; size for the progress */
+int tracedat_direct(const char *path, unsigned long long size, struct replay *r,
+		    struct input_info *info, char *err, size_t errlen);
+/* records the pass has seen so far (any thread may ask) */
+unsigned long long tracedat_records_seen(void);
+
+/* no record for this long: the trace-cmd library is stuck (both passes) */
+#define WATCHDOG_IDLE 5
 
 #endif
