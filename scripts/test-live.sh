@@ -3,7 +3,9 @@
 # tools kernel, host root over 9p): a balanced page-cache workload must give
 # events and exit 0; loading kmapbug bug=wrong_order during the run must give
 # exit 1 with the one mismatch it makes, printed as it happens; two runs at
-# once, --buffer-size, SIGTERM's teardown. Ends with "N passed, N failed".
+# once, --buffer-size, SIGTERM's teardown; perf record in the guest read by
+# kmapstack (perf.data and perf script's text), when linux-perf is
+# installed. Ends with "N passed, N failed".
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$KMS_SCRIPTS/guest/lib-guest.sh"
@@ -37,7 +39,10 @@ sleep 4; cat $T/instances/kmapstack-\$b/buffer_size_kb > two-b.kb 2>&1; ls $T/in
 (for i in 1 2 3 4 5; do dd if=/dev/zero of=/tmp/g bs=64k count=64 2>/dev/null; cat /tmp/g >/dev/null; done)
 wait \$a; echo \$? > two-a.rc; wait \$b; echo \$? > two-b.rc
 $ks live --no-progress > term.txt 2>&1 & t=\$!
-sleep 4; kill -TERM \$t; wait \$t; echo \$? > term.rc; ls $T/instances > after.ls" > "$out/run2.log" 2>&1 ||
+sleep 4; kill -TERM \$t; wait \$t; echo \$? > term.rc; ls $T/instances > after.ls
+if [ -x /usr/bin/perf ]; then
+	/usr/bin/perf record -q -e 'kmap_stack:*' -a -o perf.data -- sh -c 'dd if=/dev/zero of=/tmp/h bs=64k count=64 2>/dev/null; cat /tmp/h >/dev/null' > perf-record.log 2>&1; echo \$? > perf.rc
+fi" > "$out/run2.log" 2>&1 ||
 	{ tail -20 "$out/run2.log"; die "guest run failed"; }
 check "live: two runs at once, each in its own instance" [ "$(grep -c '^kmapstack-' "$out/during.ls")" = 2 ]
 check "live: both runs exit 0" [ "$(cat "$out/two-a.rc")" = 0 ] && [ "$(cat "$out/two-b.rc")" = 0 ]
@@ -45,4 +50,18 @@ check "live: both runs saw events" grep -qE "in [1-9][0-9]* events" "$out/two-a.
 check "live: --buffer-size 2048 sets the instance's buffer" grep -qx 2048 "$out/two-b.kb"
 check "live: SIGTERM ends the run with its report (exit 0)" [ "$(cat "$out/term.rc")" = 0 ] && grep -q "events" "$out/term.txt"
 check "live: no kmapstack instance is left" [ "$(grep -c '^kmapstack' "$out/after.ls")" = 0 ]
+
+# perf (Debian's linux-perf, when installed): perf record in the guest, then
+# kmapstack on the perf.data (it runs perf script) and on perf script's text
+if [ -x /usr/bin/perf ]; then
+	check "perf: perf record -e 'kmap_stack:*' in the guest (exit $(cat "$out/perf.rc" 2>/dev/null))" \
+		[ "$(cat "$out/perf.rc" 2>/dev/null)" = 0 ]
+	rc=0; "$ks" check --no-progress "$out/perf.data" > "$out/perf-check.txt" 2>&1 || rc=$?
+	check "perf: kmapstack check perf.data exits 0 (exit $rc)" [ "$rc" = 0 ]
+	rc=0; /usr/bin/perf script -i "$out/perf.data" 2>/dev/null | "$ks" check --no-progress - > "$out/perf-pipe.txt" 2>&1 || rc=$?
+	check "perf: perf script | kmapstack check - exits 0 (exit $rc)" [ "$rc" = 0 ]
+	check "perf: kmapstack saw the events" bash -c "/usr/bin/perf script -i '$out/perf.data' 2>/dev/null | grep -q 'kmap_stack:kmap_push:'"
+else
+	echo "test-live: /usr/bin/perf not installed (linux-perf): the perf checks skipped"
+fi
 summary

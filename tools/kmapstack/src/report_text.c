@@ -9,9 +9,16 @@
 #define RULE "============================================================"
 #define THIN "------------------------------------------------------------"
 
+/* timestamps in seconds, or as counted when the trace clock is no time */
+static int ts_raw;
+
 static void ts(FILE *out, unsigned long long t)
 {
-	fprintf(out, "%llu.%09llu", t / 1000000000ULL, t % 1000000000ULL);
+	if (ts_raw)
+		fprintf(out, "%llu", t);
+	else
+		fprintf(out, "%llu.%09llu", t / 1000000000ULL,
+			t % 1000000000ULL);
 }
 
 static const char *file_name(struct report_ctx *rc, int file)
@@ -301,6 +308,7 @@ void report_text(FILE *out, struct report_ctx *rc)
 {
 	long long v = findings_violations(rc->f, rc->o->strict);
 
+	ts_raw = strcmp(report_time_unit(rc), "ns") != 0;
 	if (rc->mode == MODE_CHECK) {
 		if (!v)
 			return;

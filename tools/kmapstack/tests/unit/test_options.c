@@ -113,6 +113,7 @@ static void clock_report(void)
 	input_set_clock(&in, "x86-tsc");
 	memset(&h, 0, sizeof(h));
 	h.ns = 1234;
+	h.ts = 5000000123ULL;
 	h.map_site = h.unmap_site = -1;
 	stats_hold(&st, &h);
 	memset(&rc, 0, sizeof(rc));
@@ -127,6 +128,8 @@ static void clock_report(void)
 	CHECK(strstr(buf, "hold times in cycles:") != NULL);
 	CHECK(strstr(buf, "Holds of 10 cycles or more: 1") != NULL);
 	CHECK(strstr(buf, "1234 cycles  ") != NULL);
+	/* a count, not seconds */
+	CHECK(strstr(buf, " at 5000000123") != NULL);
 	CHECK(strstr(buf, " ns") == NULL);
 	free(buf);
 	findings_free(&f);
