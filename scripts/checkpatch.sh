@@ -19,7 +19,7 @@ ensure_pristine
 cp=$KMS_PRISTINE/scripts/checkpatch.pl
 files=()
 if [ $# -gt 0 ]; then
-	files=("$@")
+	for f in "$@"; do files+=("$(realpath -- "$f")"); done
 else
 	load_series
 	for p in "${KMS_PATCHES[@]}"; do files+=("$KMS_PATCHDIR/$p"); done
@@ -28,6 +28,18 @@ if [ ${#files[@]} = 0 ]; then
 	info "kernel-patch/series has no patch: nothing to check"
 	exit 0
 fi
+# One warning is not about the patch: DEPRECATED_API on the definition of
+# kmap_atomic() itself (the series makes it __always_inline; checkpatch
+# means its callers).  exempt drops exactly those blocks of the report.
+exempt() {
+	awk -v RS= -v ORS='\n\n' '
+		/^WARNING:DEPRECATED_API: Deprecated use of .kmap_atomic./ &&
+		/FILE: include\/linux\/highmem-internal\.h:/ &&
+		/\n\+static __always_inline void \*kmap_atomic\(struct page \*page\)$/ { dropped++; next }
+		{ print }
+		END { if (dropped) printf "(%d exempt DEPRECATED_API on the definition of kmap_atomic())\n", dropped }'
+}
+
 bad=0 i=0
 for f in "${files[@]}"; do
 	i=$((i + 1))
@@ -35,7 +47,12 @@ for f in "${files[@]}"; do
 	rc=0
 	out=$(cd "$KMS_PRISTINE" && perl "$cp" --strict --color=never --show-types "$f" 2>&1) || rc=$?
 	sum=$(printf '%s\n' "$out" | grep -E '^total:' | tail -1 || true)
-	out=$(printf '%s\n' "$out" | sed '/^total:/,$d')
+	out=$(printf '%s\n' "$out" | sed '/^total:/,$d' | exempt)
+	# Only exempt warnings left (and checkpatch did check): clean
+	if [ "$rc" != 0 ] && [ -n "$sum" ] && ! printf '%s\n' "$out" | grep -qE '^(ERROR|WARNING|CHECK):'; then
+		rc=0
+		sum="$sum; $(printf '%s\n' "$out" | grep -E '^\([0-9]+ exempt')"
+	fi
 	if printf '%s\n' "$out" | grep -q 'Traceback'; then
 		warn "a python helper of checkpatch failed (python3-ply / python3-git missing?): see below"
 		rc=${rc/#0/1}
