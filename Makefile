@@ -12,6 +12,7 @@
 #                         the same as every script builds)
 #   make kunit-ARCH       build, boot and run the KUnit suite kmap_stack
 #                         (ARCH: x86_64, i386, arm64)
+#                         (booted with panic_on_warn=1 init_on_alloc=1)
 #   make check-module-ARCH  the test module tests/modules/kmapbug (x86_64, i386, arm64)
 #   make checkpatch       scripts/checkpatch.pl --strict on every patch
 #   make bisect-build     build and boot the tree at every patch of the series
@@ -19,7 +20,9 @@
 #   make check-cross      build-cross + boot arm, mips, powerpc and run KUnit
 #                         (docs/architectures.md)
 # Single test steps of make check: check-event-formats-ARCH (x86_64, i386),
-#   check-analyzer-ARCH, check-guest, check-live, check-postmortem, check-tools;
+#   check-analyzer-ARCH, check-guest, check-live, check-postmortem, check-tools,
+#   check-suites (the kernel's own KUnit suites and crypto self-tests);
+#   make check-world: Debian's configs under a real workload (docs/real-world.md);
 #   update-event-formats rewrites the golden trace-event formats.
 # Tools:
 #   make tools            tools/kmapstack (the trace analyzer)
@@ -38,7 +41,7 @@ PREFIX ?= /usr/local
 	check-event-formats-i386 update-event-formats check-module-x86_64 \
 	check-module-i386 check-module-arm64 check-guest check-live \
 	check-analyzer-x86_64 check-analyzer-i386 \
-	check-postmortem demo bench bench-kernel bench-tools build-cross \
+	check-postmortem check-suites check-world demo bench bench-kernel bench-tools build-cross \
 	check-cross check-all crash clean
 
 all: tools
@@ -54,6 +57,10 @@ export-patches:
 
 kernel: kernel-$(ARCH)
 
+# The KUnit suite must pass on a kernel that panics on a WARN, with
+# Debian's init_on_alloc
+KUNIT_BOOT_ARGS ?= -a "panic_on_warn=1 init_on_alloc=1"
+
 # Explicit rules per architecture: make skips pattern rules for .PHONY
 # targets.  The config of each is scripts/lib.sh's, nothing is set here.
 define KERNEL_RULES
@@ -61,7 +68,7 @@ kernel-$(1):
 	bash scripts/build-kernel.sh $(1)
 
 kunit-$(1): kernel-$(1)
-	KMAPSTACK_NO_BUILD=1 bash scripts/run-kunit.sh $(1)
+	KMAPSTACK_NO_BUILD=1 bash scripts/run-kunit.sh $(1) $(KUNIT_BOOT_ARGS)
 
 check-module-$(1): kernel-$(1)
 	bash scripts/test-module.sh $(1)
@@ -90,6 +97,17 @@ check-live: kernel-x86_64 tools
 
 check-postmortem: kernel-x86_64 tools
 	bash scripts/test-guest.sh --only postmortem
+
+# The kernel's own suites (iov_iter, memcpy, usercopy KUnit; the crypto
+# self-tests and tcrypt) in the x86_64 and i386 test kernels, with
+# init_on_alloc=1: any failure or kmap_stack report fails
+check-suites: kernel-x86_64 kernel-i386
+	bash scripts/test-suites.sh x86_64 i386
+
+# Debian's amd64, rt and 686-pae configs under a real workload, figures in
+# docs/real-world.md (hours under TCG: not part of make check)
+check-world: tools
+	bash scripts/check-world.sh
 
 crash:
 	bash scripts/install-crash.sh

@@ -78,6 +78,7 @@ run event-formats-x86_64 make -s check-event-formats-x86_64
 run event-formats-i386 make -s check-event-formats-i386
 run module-x86_64 make -s check-module-x86_64
 run module-i386 make -s check-module-i386
+run suites make -s check-suites
 run analyzer-x86_64 make -s check-analyzer-x86_64
 run analyzer-i386 make -s check-analyzer-i386
 run guest make -s check-guest GUEST_TESTS="--only stress --only bpftrace"

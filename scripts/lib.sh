@@ -74,7 +74,9 @@ check_arch() {
 # ARCH.config (the lean kernel: KUnit, tracing, the feature), then what the
 # tests need: smp.config (x86: ACPI for 2 CPUs), modules.config (the test
 # module), traces.config (stack traces in reports), guest.config (x86_64:
-# the guest-tools kernel: 9p root, bpftrace, debug info for crash/drgn).
+# the guest-tools kernel: 9p root, bpftrace, debug info for crash/drgn),
+# suites.config (x86 kernels: the kernel's own suites, all modules, for
+# scripts/test-suites.sh).
 # KMAPSTACK_LEAN=1 (scripts/bisect-build.sh): common + ARCH only.
 # build-kernel.sh adds the tree's KUnit config (mm/kmap_stack/.kunitconfig)
 # after common.config when the series has one.
@@ -87,8 +89,8 @@ arch_fragments() {
 	KMS_FRAGS=("$c/common.config" "$c/$KMS_ARCH.config")
 	[ "${KMAPSTACK_LEAN:-0}" = 0 ] || return 0
 	case "$KMS_ARCH" in
-	x86_64) KMS_FRAGS+=("$c/smp.config" "$c/modules.config" "$c/traces.config" "$c/guest.config") ;;
-	i386)   KMS_FRAGS+=("$c/smp.config" "$c/modules.config" "$c/traces.config") ;;
+	x86_64) KMS_FRAGS+=("$c/smp.config" "$c/modules.config" "$c/traces.config" "$c/guest.config" "$c/suites.config") ;;
+	i386)   KMS_FRAGS+=("$c/smp.config" "$c/modules.config" "$c/traces.config" "$c/suites.config") ;;
 	arm64)  KMS_FRAGS+=("$c/modules.config" "$c/traces.config") ;;
 	esac
 }

@@ -70,17 +70,22 @@ static noinline void *kmapbug_map_third(struct page *page)
 /*
  * The unmap helpers do not touch the page: after a wrong-order unmap,
  * mm/highmem.c has torn down the top mapping, whichever was asked for.
+ * Each counts its calls in a counter of its own, so that the compiler
+ * cannot fold the two identical bodies into one function (-fipa-icf),
+ * which the reports would then name for both.
  */
+static unsigned long kmapbug_unmaps[2];
+
 static noinline void kmapbug_unmap_first(void *addr)
 {
 	kunmap_local(addr);
-	barrier();
+	WRITE_ONCE(kmapbug_unmaps[0], kmapbug_unmaps[0] + 1);
 }
 
 static noinline void kmapbug_unmap_second(void *addr)
 {
 	kunmap_local(addr);
-	barrier();
+	WRITE_ONCE(kmapbug_unmaps[1], kmapbug_unmaps[1] + 1);
 }
 
 static noinline void kmapbug_wrong_order(void)
