@@ -354,13 +354,15 @@ ensure_tree() {
 
 # kms_make DIR OUT ARCH ARGS...: make for an out-of-tree build with ccache.
 # CCACHE_BASEDIR makes paths relative, so trees in different directories
-# (build/linux, build/bisect/linux) share cache entries.  With KMS_CROSS set
+# (build/linux, build/bisect/linux, another clone) share cache entries;
+# CCACHE_NOHASHDIR too, for the kernels with debug info (ccache otherwise
+# hashes the build directory into every -g compile).  With KMS_CROSS set
 # (check_any_arch), cross-compiles with CROSS_COMPILE.
 kms_make() {
 	local dir=$1 out=$2 karch=$3; shift 3
 	local cross=()
 	[ -z "${KMS_CROSS:-}" ] || cross=(CROSS_COMPILE="$KMS_CROSS")
-	CCACHE_BASEDIR=${CCACHE_BASEDIR:-$KMS_BUILD} \
+	CCACHE_BASEDIR=${CCACHE_BASEDIR:-$KMS_BUILD} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1} \
 	make -C "$dir" O="$out" ARCH="$karch" "${cross[@]}" CC="ccache ${KMS_CROSS:-}gcc" HOSTCC="ccache gcc" "$@"
 }
 

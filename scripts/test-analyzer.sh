@@ -53,14 +53,18 @@ expect() {
 	for p in "$@"; do lines=$(grep -F -- "$p" <<<"$lines" || true); done
 	if [ -n "$lines" ]; then ok "$arch report: $what"; else nok "$arch report: $what" "no line with: $*"; fi
 }
-expect "mismatched unmap, unmapping site" "kmst_unmap_outer"
-expect "mismatched unmap, mapping site" "kmst_map_outer"
-expect "mismatched unmap, top of the stack" "kmst_map_inner"
-expect "three nested, middle unmapped" "kmst_unmap_middle"
-expect "unknown address" "kmst_unmap_unknown"
-expect "overflow" "kmst_map_overflow"
-expect "cross-context unmap" "kmst_irq_unmapper"
+# (the helpers of mm/kmap_stack/kmap_stack_test.c)
+expect "mismatched unmap, unmapping site" "unmapped at:" "kmst_unmap_first"
+expect "mismatched unmap, mapping site" "mapped at:" "kmst_map_first"
+expect "mismatched unmap, top of the stack" "top of stack:" "kmst_map_second"
+expect "double unmap (unknown address)" "unmapped at:" "kmst_unmap_second"
+expect "wrong flavour, the kmap_atomic() site" "mapped at:" "kmst_map_atomic"
+expect "depth and overflow" "mapped at:" "kmst_map_deep"
+expect "cross-context unmap" "unmapped at:" "kmst_irq_unmap"
 expect "leaked mappings" "kmst_map_leaked"
+for k in mismatch unknown flavour depth overflow cross_context leak_hardirq leak_softirq leak_work leak_exit; do
+	expect "a finding of kind $k" "WARNING: kmap stack violation: $k"
+done
 if grep -qiE 'disagree' "$dir/report.txt"; then
 	nok "$arch report: the analyzer's findings agree with the kernel's kmap_violation events" "$(grep -iE -m3 disagree "$dir/report.txt")"
 else
