@@ -16,7 +16,6 @@
 #include "decode.h"
 #include "findings.h"
 #include "input.h"
-#include "input_record.h"
 #include "sites.h"
 
 void input_live_instance_name(char *buf, size_t len, int pid)
@@ -36,12 +35,30 @@ static void on_signal(int sig)
 		tracefs_iterate_stop(live_instance);
 }
 
+/*
+ * The per-CPU buffers are read one after the other, a round every 100 ms:
+ * an event of one CPU can come a round after a later event of another (a
+ * task that maps on CPU 1 and unmaps on CPU 0, as kmap_local allows on
+ * 64-bit). Events wait here, in time order, until they are older than the
+ * newest one read by REORDER_NS; the end of the run replays the rest.
+ */
+#define REORDER_NS 500000000ULL
+
+struct held_event {
+	struct kms_event ev;
+	unsigned long long seq; /* arrival order, for equal times */
+};
+
 struct live_ctx {
 	struct decoder dec;
 	struct replay *r;
 	struct input_info *info;
 	const struct live_opts *lo;
 	int shown; /* findings already printed */
+	struct held_event *held; /* waiting */
+	size_t nheld, capheld;
+	unsigned long long newest; /* the newest time read */
+	unsigned long long seq;
 };
 
 /* the findings made since the last call, one line each, as they come */
@@ -76,11 +93,53 @@ static int on_record(struct tep_event *event, struct tep_record *rec, int cpu,
 		     void *data)
 {
 	struct live_ctx *c = data;
+	struct kms_event ev;
+	int ret;
 
 	(void)event;
-	input_record(&c->dec, c->r, c->info, rec, cpu);
-	stream_findings(c);
+	if (rec->missed_events)
+		replay_lost(c->r, cpu, rec->ts,
+			    rec->missed_events > 0 ? rec->missed_events : -1);
+	ret = decoder_decode(&c->dec, rec, &ev);
+	if (ret < 0)
+		c->info->bad_records++;
+	if (ret <= 0)
+		return live_stop;
+	c->info->records++;
+	if (c->nheld == c->capheld) {
+		c->capheld = c->capheld ? c->capheld * 2 : 4096;
+		c->held = xrealloc(c->held, c->capheld * sizeof(*c->held));
+	}
+	c->held[c->nheld].ev = ev;
+	c->held[c->nheld++].seq = c->seq++;
+	if (ev.ts > c->newest)
+		c->newest = ev.ts;
 	return live_stop;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct held_event *x = a, *y = b;
+
+	if (x->ev.ts != y->ev.ts)
+		return x->ev.ts < y->ev.ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* replay the held events older than the newest by REORDER_NS (all: all) */
+static void release_held(struct live_ctx *c, int all)
+{
+	size_t n = 0;
+
+	if (!c->nheld)
+		return;
+	qsort(c->held, c->nheld, sizeof(*c->held), by_time);
+	while (n < c->nheld &&
+	       (all || c->held[n].ev.ts + REORDER_NS <= c->newest))
+		replay_event(c->r, &c->held[n++].ev);
+	memmove(c->held, c->held + n, (c->nheld - n) * sizeof(*c->held));
+	c->nheld -= n;
+	stream_findings(c);
 }
 
 static char *read_all(const char *path, size_t *len)
@@ -229,6 +288,7 @@ int input_live(const struct live_opts *lo, struct replay *r,
 	while (!live_stop && (!end || now() < end)) {
 		tracefs_iterate_raw_events(tep, live_instance, NULL, 0,
 					   on_record, &c);
+		release_held(&c, 0);
 		if (!live_stop)
 			usleep(100 * 1000);
 	}
@@ -236,7 +296,7 @@ int input_live(const struct live_opts *lo, struct replay *r,
 	tracefs_event_disable(live_instance, "kmap_stack", NULL);
 	live_stop = 0;
 	tracefs_iterate_raw_events(tep, live_instance, NULL, 0, on_record, &c);
-	stream_findings(&c);
+	release_held(&c, 1);
 	ret = 0;
 out:
 	if (live_instance) {
@@ -251,6 +311,7 @@ out:
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	decoder_free(&c.dec);
+	free(c.held);
 	tep_free(tep);
 	return ret;
 }

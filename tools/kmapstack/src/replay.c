@@ -659,7 +659,17 @@ static void do_pop(struct replay *r, const struct kms_event *ev, struct task *t,
 		check_depth(r, from, ev->depth);
 		return;
 	}
-	/* on no stack */
+	/*
+	 * On no stack. The kernel gives the pfn of a mapping it found (since
+	 * the second series, 0 for one it did not): one made before the trace
+	 * started, or before events were lost, is no violation.
+	 */
+	if (ev->pfn && !unsynced) {
+		r->f->suppressed++;
+		cross_check(r, c, ev->cpu, -1, 0, t, 1);
+		check_depth(r, s, ev->depth);
+		return;
+	}
 	if (unsynced) {
 		/* mapped while events were lost */
 		for (int j = s->n - 1; j >= 0; j--) {
