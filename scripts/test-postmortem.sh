@@ -9,8 +9,9 @@
 # and checks that both list kmapbug_holder at depth 3 with the call sites
 # kmapbug_map_first, _second, _third in that order (named with [kmapbug]),
 # every CPU's interrupt stacks, that -p PID / -c CPU select, that the two
-# print the same block, and that the extension's own module symbols (crash
-# --no_modules) give the same one as crash's module tables.
+# print the same block (and the same stack traces with -s), and that the
+# extension's own module symbols (crash --no_modules) give the same one as
+# crash's module tables.
 # crash 8.0.6 is scripts/install-crash.sh's (built first if missing).
 # Ends with "N passed, N failed"; exit 1 on any failure.
 # Environment: KMAPSTACK_OUT (guest kernel build), KMAPSTACK_CRASH_PREFIX.
@@ -128,6 +129,15 @@ td=$(( $(now) - t1 ))
 a=$(grep -A3 "^PID $pid " "$out/crash.txt" | sed 's/task [0-9a-f]*//' )
 b=$(grep -A3 "^PID $pid " "$out/drgn.txt" | sed 's/task [0-9a-f]*//' )
 check "crash and drgn print the same kmapbug_holder block" [ "$a" = "$b" ]
+# -s: each entry's stack trace from the stack depot, the same from both
+rc=0; "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-s -p $pid" > "$out/crash-s.txt" 2>&1 || rc=$?
+drc=0; timeout 300 /usr/bin/drgn -q -c "$vmcore" -s "$vmlinux" "$KMS_REPO/tools/drgn/kmapstack.py" -s -p "$pid" > "$out/drgn-s.txt" 2>&1 || drc=$?
+check "crash -s and drgn -s: exit 0 (exit $rc, $drc)" [ "$rc" = 0 -a "$drc" = 0 ]
+a=$(sed -n "/^PID $pid /,/^[0-9]* tasks,/p" "$out/crash-s.txt" | sed 's/task [0-9a-f]*//')
+b=$(sed -n "/^PID $pid /,/^[0-9]* tasks,/p" "$out/drgn-s.txt" | sed 's/task [0-9a-f]*//')
+check "crash -s: the traces lead from kmapbug_holder to each call site" \
+	bash -c "[ \"\$(grep -c '^ *kmapbug_holder+0x[0-9a-f]* \[kmapbug\]' <<< \"\$1\")\" = 3 ]" _ "$a"
+check "crash -s and drgn -s print the same kmapbug_holder block" [ "$a" = "$b" ]
 
 # 1 GiB: removed unless KMAPSTACK_KEEP_VMCORE=1
 [ "${KMAPSTACK_KEEP_VMCORE:-0}" = 1 ] || rm -f "$vmcore"

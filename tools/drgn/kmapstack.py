@@ -307,9 +307,9 @@ def kmapstack(prog, pid=None, cpu=None, all_tasks=False, task=None, stacks=False
         depot.page_size = 4096
     if pid is None and task is None:
         for c in _cpus(prog, cpu):
-            stacks = per_cpu(irq, c)
-            for i in range(len(stacks)):
-                ks = stacks[i]
+            irq_stacks = per_cpu(irq, c)
+            for i in range(len(irq_stacks)):
+                ks = irq_stacks[i]
                 depth, entries = _entries(ks)
                 print(f"CPU {c} {CTX_NAMES[i + 1]:<8s} {ks.address_:016x}  {_header(ks, depth)}", file=out)
                 _print_entries(entries, i + 1, sym, clock, depot, out, stacks)
