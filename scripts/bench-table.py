@@ -67,23 +67,26 @@ def fig(rows, arch, mode, api, page, depth, ctx, variant, events='off'):
     return rows.get((arch, mode, api, page, str(depth), ctx), {}).get((variant, events))
 
 
-def worst_difference(rows, keys, variant_a, variant_b):
-    """(a - b, key, a, b) for the kmap figure of KEYS where VARIANT_A, events
-    off, exceeds VARIANT_B, events off, the most; None without figures."""
+def worst_difference(rows, keys, variant_a, variant_b, measure=lambda a, b: a - b,
+                     page=None):
+    """(measure(a, b), key, a, b) for the kmap figure of KEYS (of PAGE, if
+    given) where VARIANT_A, events off, exceeds VARIANT_B, events off, the
+    most by MEASURE (a difference by default); None without figures."""
     worst = None
     for k in keys:
-        if k[2] == 'spin_lock':
+        if k[2] == 'spin_lock' or (page and k[3] != page):
             continue
         a, b = rows[k].get((variant_a, 'off')), rows[k].get((variant_b, 'off'))
-        if a and b and (worst is None or a - b > worst[0]):
-            worst = (a - b, k, a, b)
+        if a and b and (worst is None or measure(a, b) > worst[0]):
+            worst = (measure(a, b), k, a, b)
     return worst
 
 
-def difference_row(out, rows, keys, variant_a, variant_b, goal, where, cells):
-    """Append the row of GOAL for the worst VARIANT_A - VARIANT_B difference
-    of KEYS; CELLS(d, k, a, b) gives its 'measured | verdict' cells."""
-    worst = worst_difference(rows, keys, variant_a, variant_b)
+def goal_row(out, rows, keys, variant_a, variant_b, goal, where, cells, **worst_args):
+    """Append the row of GOAL for the worst VARIANT_A vs VARIANT_B figure
+    of KEYS (worst_difference() with WORST_ARGS); CELLS(d, k, a, b) gives its
+    'measured | verdict' cells."""
+    worst = worst_difference(rows, keys, variant_a, variant_b, **worst_args)
     if worst:
         out.append(f'| {goal} | {where} | {cells(*worst)} |')
 
@@ -104,7 +107,7 @@ def goals(rows):
             unit = 'instructions' if mode == 'icount' else 'ns (TCG)'
             # 1. 64-bit: DEBUG_KMAP_STACK (events off) adds <= 25 per pair
             if arch == 'x86_64':
-                difference_row(out, rows, keys, 'kmap_stack', 'plain',
+                goal_row(out, rows, keys, 'kmap_stack', 'plain',
                                'x86_64: DEBUG_KMAP_STACK adds <= 25 per pair, every context', where,
                                lambda d, k, a, b:
                                f'worst case {k[2]} {k[3]} depth {k[4]} {k[5]}: +{d:.1f} {unit} '
@@ -112,39 +115,32 @@ def goals(rows):
             # 2. highmem: DEBUG_KMAP_STACK (events off) <= 1.15x plain, and
             #    mainline's DEBUG_KMAP_LOCAL as a reference (x86_64's
             #    "high" pages are lowmem: it has no HIGHMEM)
-            for ref, limit in (('plain', 1.15), ('kmap_local', None)) if arch != 'x86_64' else ():
-                worst = None
-                for k in keys:
-                    if k[3] != 'high' or k[2] == 'spin_lock':
-                        continue
-                    a, b = rows[k].get(('kmap_stack', 'off')), rows[k].get((ref, 'off'))
-                    if a and b and (worst is None or a / b > worst[0]):
-                        worst = (a / b, k, a, b)
-                if not worst:
-                    continue
-                r, k, a, b = worst
-                if limit:
-                    out.append(f'| highmem: DEBUG_KMAP_STACK <= {limit:.2f}x plain | {where} | '
+            if arch != 'x86_64':
+                ratio = {'measure': lambda a, b: a / b, 'page': 'high'}
+                goal_row(out, rows, keys, 'kmap_stack', 'plain',
+                               'highmem: DEBUG_KMAP_STACK <= 1.15x plain', where,
+                               lambda r, k, a, b:
                                f'worst case {k[2]} depth {k[4]} {k[5]}: {a:.1f} vs {b:.1f} '
-                               f'({r:.2f}x) | {"met" if r <= limit else "NOT met"} |')
-                else:
-                    out.append(f'| reference: DEBUG_KMAP_STACK vs DEBUG_KMAP_LOCAL, highmem | {where} | '
+                               f'({r:.2f}x) | {"met" if r <= 1.15 else "NOT met"}', **ratio)
+                goal_row(out, rows, keys, 'kmap_stack', 'kmap_local',
+                               'reference: DEBUG_KMAP_STACK vs DEBUG_KMAP_LOCAL, highmem', where,
+                               lambda r, k, a, b:
                                f'worst case {k[2]} depth {k[4]} {k[5]}: {a:.1f} vs {b:.1f} '
-                               f'({r:.2f}x) | - |')
+                               f'({r:.2f}x) | -', **ratio)
             # 3. a disabled tracepoint: events off vs events compiled out
             # "nothing measurable": at most 2 instructions a pair (in icount
             # mode; 2 % in wall mode). The fast paths compile to the same
             # code either way; a pop of a full stack (1 pair in 16 at depth
             # 16) takes the slow path, where the compiled-in, disabled trace
             # call costs a few
-            difference_row(out, rows, keys, 'kmap_stack', 'kmap_stack_notrace',
+            goal_row(out, rows, keys, 'kmap_stack', 'kmap_stack_notrace',
                            'disabled tracepoints cost nothing measurable', where,
                            lambda d, k, a, b:
                            f'worst case {k[2]} {k[3]} depth {k[4]} {k[5]}: {a:.1f} with the events '
                            f'compiled in and off, {b:.1f} compiled out (+{d:.1f}) | '
                            f'{"met" if (d <= 2 if mode == "icount" else d <= 0.02 * b) else "NOT met"}')
             # reference: stack traces built in and switched off at run time
-            difference_row(out, rows, keys, 'kmap_stack_traces:st=0', 'kmap_stack',
+            goal_row(out, rows, keys, 'kmap_stack_traces:st=0', 'kmap_stack',
                            'reference: DEBUG_KMAP_STACK_TRACES with kmap_stack.stack_traces=0 '
                            'vs DEBUG_KMAP_STACK', where,
                            lambda d, k, a, b:
