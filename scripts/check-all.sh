@@ -65,6 +65,30 @@ crash_wait() {
 # The architectures whose KUnit suite runs in make check (and so whose TAP
 # totals the summary shows), in step order
 kunit_arches=(x86_64 i386 arm64)
+# kunit_log ARCH: where run-kunit.sh writes ARCH's console log (its
+# KMAPSTACK_KUNIT_LOGDIR default); the JSON and counts go beside it
+kunit_log() {
+	case "$1" in
+	x86_64|i386|arm64) echo "$KMS_BUILD/kunit-$1.log" ;;
+	*) echo "$KMS_BUILD/cross/kunit-$1.log" ;;
+	esac
+}
+# kunit_clean ARCH...: remove the files an earlier run-kunit.sh left for
+# ARCH.  run-kunit.sh removes them itself, but only once it runs: 'make
+# kunit-ARCH' does not run it when the kernel build fails, and the summary
+# would then show the previous run's TAP totals.
+kunit_clean() {
+	local a klog
+	for a in "$@"; do
+		klog=$(kunit_log "$a")
+		rm -f "$klog" "$klog.stdout" "$klog.parse" "${klog%.log}.json" "${klog%.log}.json.counts"
+	done
+}
+# run_kunit ARCH: the step kunit-ARCH, on no file of an earlier run
+run_kunit() {
+	kunit_clean "$1"
+	run "kunit-$1" make -s "kunit-$1"
+}
 run checkpatch make -s checkpatch
 # the analyzer's tests: unit + end-to-end, the same under ASan+UBSan,
 # clang-format, the fuzzers (tools/kmapstack 'make check', a step each)
@@ -72,8 +96,8 @@ run tools-test make -s -C tools/kmapstack test
 run tools-asan make -s -C tools/kmapstack test-asan
 run tools-clang-format make -s -C tools/kmapstack format-check
 run tools-fuzz make -s -C tools/kmapstack fuzz
-run kunit-x86_64 make -s kunit-x86_64
-run kunit-i386 make -s kunit-i386
+run_kunit x86_64
+run_kunit i386
 run event-formats-x86_64 make -s check-event-formats-x86_64
 run event-formats-i386 make -s check-event-formats-i386
 run module-x86_64 make -s check-module-x86_64
@@ -84,7 +108,7 @@ run analyzer-i386 make -s check-analyzer-i386
 run guest make -s check-guest GUEST_TESTS="--only stress --only bpftrace"
 run live make -s check-live
 # arm64 (cross-built, TCG): the KUnit suite and the test module
-run kunit-arm64 make -s kunit-arm64
+run_kunit arm64
 run module-arm64 make -s check-module-arm64
 # The post-mortem test (crash + drgn on a vmcore of the guest): crash is
 # scripts/install-crash.sh's 8.0.6 with tools/crash/patches/ (Debian's 8.0.2
@@ -95,6 +119,7 @@ run crash crash_wait
 run postmortem make -s check-postmortem
 # make check-all: also the other architectures
 if [ "${1:-}" = --all ]; then
+	kunit_clean arm mips powerpc
 	run cross make -s check-cross
 	kunit_arches+=(arm mips powerpc)
 fi
@@ -105,10 +130,11 @@ for s in "${steps[@]}"; do
 	printf '%-22s %-7s %4s passed %4s failed %5ss\n' "$s" "${verdict[$s]}" \
 		"${passed[$s]}" "${failed[$s]}" "${took[$s]}"
 done
-# KUnit's own TAP totals, from this run's logs (run-kunit.sh removes a
-# log before it builds: a failed build leaves none)
+# KUnit's own TAP totals, from this run's logs (kunit_clean removed the
+# earlier run's before each KUnit step: a step that failed before KUnit
+# ran, e.g. in the kernel build, leaves none)
 for a in "${kunit_arches[@]}"; do
-	case "$a" in x86_64|i386|arm64) klog=$KMS_BUILD/kunit-$a.log ;; *) klog=$KMS_BUILD/cross/kunit-$a.log ;; esac
+	klog=$(kunit_log "$a")
 	tap=$(grep -ahE '^\[[ 0-9.]+\] # Totals: ' "$klog" 2>/dev/null | tail -n 1 | sed -E 's/^\[[ 0-9.]+\] # //') || true
 	echo "KUnit $a TAP ${tap:-: no totals (the step failed before KUnit ran; see $logs)}"
 done

@@ -28,6 +28,7 @@
 #   KMAPSTACK_TREE (default build/world/linux).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$KMS_SCRIPTS/testlib.sh"
 case "${1:-}" in -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 flavours=("$@"); [ ${#flavours[@]} -gt 0 ] || flavours=(amd64 686-pae rt)
 secs=${KMAPSTACK_WORLD_SECONDS:-20}
@@ -36,9 +37,6 @@ res=$KMS_BUILD/world/results
 doc=${KMAPSTACK_WORLD_DOC-$KMS_REPO/docs/real-world.md}
 mkdir -p "$res"
 start=$(now)
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); echo "PASS $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 # rec FLAVOUR KEY VALUE: one figure for the doc
 rec() { echo "$2=$3" >> "$res/$1.txt"; }
 
@@ -60,7 +58,7 @@ rev=$(git -C "$KMAPSTACK_TREE" log --oneline base..HEAD 2>/dev/null | wc -l)
 
 # suites FLAVOUR OUT TAG: test-suites.sh, figures under TAG
 suites() {
-	local f=$1 out=$2 tag=$3 arch=x86_64 log t0 rc=0 line
+	local f=$1 out=$2 tag=$3 arch=x86_64 log t0 rc=0 line closing
 	[ "$f" = 686-pae ] && arch=i386
 	log=$res/$f-$tag.log
 	t0=$(now)
@@ -73,16 +71,21 @@ suites() {
 	rec "$f" "$tag.crypto" "$(sed -E 's/.*crypto: ([0-9]+\/[0-9]+) algorithms.*/\1 self-tests passed/' <<<"$line")"
 	rec "$f" "$tag.maps" "$(grep -oE 'total [0-9]+' "$log" | awk '{print $2}' | tail -n 1)"
 	rec "$f" "$tag.reports" "$(grep -cE '^FAIL .*kmap_stack report|^FAIL .*debugfs reports' "$log" || true)"
-	rec "$f" "$tag.checks" "$(tail -n 1 "$log")"
-	if [ "$rc" = 0 ]; then ok "$f $tag: test-suites.sh ($(tail -n 1 "$log"))"
-	else bad "$f $tag: test-suites.sh ($(tail -n 1 "$log"), see $log)"
+	# its closing line; none: it died before its summary (its last line says why)
+	if read_counts "$log"; then closing="$KMS_P passed, $KMS_F failed"
+	else closing="no closing line: $(tail -n 1 "$log")"
+	fi
+	rec "$f" "$tag.checks" "$closing"
+	if [ "$rc" = 0 ]; then ok "$f $tag: test-suites.sh ($closing)"
+	else nok "$f $tag: test-suites.sh ($closing, see $log)"
 		grep -A80 -- '---- kmap_stack reports' "$log" | head -n 80 > "$res/$f-$tag-reports.txt" || true
 	fi
 }
 
 # workload FLAVOUR OUT: the traced workload in the x86_64 guest
 workload() {
-	local f=$1 out=$2 run=$KMS_BUILD/world/run-$f t0 rc=0 kver mods crc=0 nrep
+	local f=$1 out=$2 run t0 rc=0 kver mods crc=0 nrep
+	run=$KMS_BUILD/world/run-$f
 	kver=$(cat "$out/include/config/kernel.release")
 	rm -rf "$run" && mkdir -p "$run/mods"
 	mods=$KMS_BUILD/world/suites-$f-kms/stage/lib/modules/$kver
@@ -102,7 +105,7 @@ EOF
 	rec "$f" workload.seconds $(( $(now) - t0 ))
 	grep -E '^world\| ' "$res/$f-workload.log" | sed 's/^/  /'
 	[ "$rc" = 0 ] && ok "$f workload: every phase passed" ||
-		bad "$f workload: status $rc ($(grep -ao 'failed phases: [0-9]*' "$res/$f-workload.log" | tail -n 1); see $run/console.log)"
+		nok "$f workload: status $rc ($(grep -ao 'failed phases: [0-9]*' "$res/$f-workload.log" | tail -n 1); see $run/console.log)"
 	rec "$f" workload.phases "$(grep -aoE 'world\| phase [a-z0-9-]+ status=[0-9]+ seconds=[0-9]+' "$res/$f-workload.log" |
 		awk '{split($4,s,"="); split($5,t,"="); printf "%s%s %ss%s", sep, $3, t[2], (s[2]=="0"?"":" FAILED"); sep=", "}')"
 	local m0 m1
@@ -113,7 +116,7 @@ EOF
 	nrep=$(tr -d '\r' < "$run/console.log" | sed -E 's/^\[ *[0-9.]+\] //' | grep -c '^kmap_stack: ' || true)
 	rec "$f" workload.reports "$nrep"
 	if [ "$nrep" = 0 ]; then ok "$f workload: no kmap_stack report in the kernel log"
-	else bad "$f workload: $nrep kmap_stack report(s) in the kernel log ($run/console.log)"
+	else nok "$f workload: $nrep kmap_stack report(s) in the kernel log ($run/console.log)"
 		tr -d '\r' < "$run/console.log" | sed -E 's/^\[ *[0-9.]+\] //' | grep -A60 '^kmap_stack: ' | head -n 120 > "$res/$f-workload-reports.txt"
 	fi
 	if [ -s "$run/trace.dat" ]; then
@@ -135,11 +138,11 @@ PY
 		rec "$f" traced.violation_events "$kviol"; rec "$f" traced.lost "$lost"
 		rec "$f" check.violations "$viol"; rec "$f" check.exit "$crc"
 		[ "$crc" = 0 ] && ok "$f workload: kmapstack check clean ($maps traced maps, $unmaps unmaps)" ||
-			bad "$f workload: kmapstack check exit $crc, $viol violation(s) ($run/check.txt)"
-		[ "$lost" = 0 ] && ok "$f workload: no lost events" || bad "$f workload: $lost lost event(s)"
-		[ "$kviol" = 0 ] && ok "$f workload: no kmap_violation event" || bad "$f workload: $kviol kmap_violation event(s)"
+			nok "$f workload: kmapstack check exit $crc, $viol violation(s) ($run/check.txt)"
+		[ "$lost" = 0 ] && ok "$f workload: no lost events" || nok "$f workload: $lost lost event(s)"
+		[ "$kviol" = 0 ] && ok "$f workload: no kmap_violation event" || nok "$f workload: $kviol kmap_violation event(s)"
 	else
-		bad "$f workload: no trace.dat"
+		nok "$f workload: no trace.dat"
 	fi
 }
 
@@ -151,7 +154,7 @@ for f in "${flavours[@]}"; do
 		if "$KMS_SCRIPTS/world/build.sh" "$f" "$out" > "$res/$f-build.log" 2>&1; then
 			ok "$f: build ($(cat "$out/build-time.txt")s)"
 		else
-			bad "$f: build (see $res/$f-build.log)"; continue
+			nok "$f: build (see $res/$f-build.log)"; continue
 		fi
 	fi
 	rec "$f" build.seconds "$(cat "$out/build-time.txt" 2>/dev/null || echo ?)"
@@ -165,15 +168,14 @@ for f in "${flavours[@]}"; do
 		if KMAPSTACK_WORLD_NO_OPTION=1 "$KMS_SCRIPTS/world/build.sh" "$f" "$nout" > "$res/$f-nokms-build.log" 2>&1; then
 			suites "$f" "$nout" nokms
 		else
-			bad "$f: build without DEBUG_KMAP_STACK (see $res/$f-nokms-build.log)"
+			nok "$f: build without DEBUG_KMAP_STACK (see $res/$f-nokms-build.log)"
 		fi
 	fi
 done
 total=$(( $(now) - start ))
 echo "check-world: ${total}s"
 if [ -n "$doc" ]; then
-	/usr/bin/python3 "$KMS_SCRIPTS/world/doc.py" "$doc" "$res" "$total" "$pass" "$fail" "$rev" "${flavours[@]}" ||
-		bad "writing $doc"
+	/usr/bin/python3 "$KMS_SCRIPTS/world/doc.py" "$doc" "$res" "$total" "$KMS_PASS" "$KMS_FAIL" "$rev" "${flavours[@]}" ||
+		nok "writing $doc"
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary

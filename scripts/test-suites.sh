@@ -27,19 +27,22 @@
 #                          "init_on_alloc=1")
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$KMS_SCRIPTS/testlib.sh"
 case "${1:-}" in -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 if [ $# -gt 1 ]; then	# several architectures: one after the other, counts added up
-	tp=0 tf=0 rc=0
+	tmp=${TMPDIR:-/tmp}/test-suites-$$.log
 	for a in "$@"; do
-		"$0" "$a" 2>&1 | tee "${TMPDIR:-/tmp}/test-suites-$$.log" || rc=1
-		line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "${TMPDIR:-/tmp}/test-suites-$$.log" | tail -n 1)
-		[ -n "$line" ] || { line="0 passed, 1 failed"; rc=1; }
-		tp=$((tp + ${line%% *})); line=${line#*, }; tf=$((tf + ${line%% *}))
+		rc=0
+		"$0" "$a" 2>&1 | tee "$tmp" || rc=$?
+		# no closing line: it died before its summary, one failure
+		read_counts "$tmp" || KMS_F=1
+		# a non-zero exit counts as a failure
+		[ "$rc" = 0 ] || [ "$KMS_F" -gt 0 ] || KMS_F=1
+		KMS_PASS=$((KMS_PASS + KMS_P)) KMS_FAIL=$((KMS_FAIL + KMS_F))
 	done
-	rm -f "${TMPDIR:-/tmp}/test-suites-$$.log"
+	rm -f "$tmp"
 	echo "test-suites: $*"
-	echo "$tp passed, $tf failed"
-	[ "$rc" = 0 ] && [ "$tf" = 0 ]; exit
+	summary; exit
 fi
 check_arch "${1:-}"
 arch=$KMS_ARCH
@@ -138,23 +141,18 @@ t2=$(now)
 tr -d '\r' < "$log" > "$dir/console.txt"
 con=$dir/console.txt
 
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); echo "PASS $arch: $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL $arch: $*"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
-
-check "boot finished (boot.sh status $brc)" test "$brc" = 0
-check "guest script ran to its end" grep -q 'suites| end' "$con"
+check "$arch: boot finished (boot.sh status $brc)" test "$brc" = 0
+check "$arch: guest script ran to its end" grep -q 'suites| end' "$con"
 # init_on_alloc: on the command line, or the config's default (Debian's)
 if grep -q 'suites| cmdline .*init_on_alloc=1' "$con"; then
-	ok "init_on_alloc=1 (command line)"
+	ok "$arch: init_on_alloc=1 (command line)"
 elif grep -qx 'CONFIG_INIT_ON_ALLOC_DEFAULT_ON=y' "$out/.config" && ! grep -q 'suites| cmdline .*init_on_alloc=0' "$con"; then
-	ok "init_on_alloc on (CONFIG_INIT_ON_ALLOC_DEFAULT_ON)"
+	ok "$arch: init_on_alloc on (CONFIG_INIT_ON_ALLOC_DEFAULT_ON)"
 else
-	bad "init_on_alloc is off"
+	nok "$arch: init_on_alloc is off"
 fi
 n=$(grep -c 'suites| insmod-failed' "$con" || true)
-check "every module loaded ($(wc -l < "$dir/order") + KUnit; $n insmod failure(s))" test "$n" = 0
+check "$arch: every module loaded ($(wc -l < "$dir/order") + KUnit; $n insmod failure(s))" test "$n" = 0
 grep 'suites| insmod-failed' "$con" || true
 
 # The part of the log from the start marker on (the built-in kmap_stack
@@ -179,25 +177,25 @@ for s in $kunit_suites; do
 	p=$(( $(grep -cE '^    ok [0-9]+ ' <<<"$block" || true) - sk ))
 	f=$(grep -cE '^ *not ok [0-9]+ ' <<<"$block" || true)
 	kpass=$((kpass + p)) kfail=$((kfail + f)) kskip=$((kskip + sk))
-	check "KUnit suite $s ran and passed ($p passed, $f failed, $sk skipped)" \
+	check "$arch: KUnit suite $s ran and passed ($p passed, $f failed, $sk skipped)" \
 		grep -qE "^ok [0-9]+ $s( |$)" <<<"$block"
 	[ "$f" = 0 ] || grep -E '^ *not ok ' <<<"$block" | sed 's/^/    /'
 done
 
 # crypto
 nt=$(grep -c 'suites| tcrypt .* done' "$run" || true)
-check "tcrypt ran ${#tcrypt_specs[@]} time(s) ($nt)" test "$nt" = "${#tcrypt_specs[@]}"
+check "$arch: tcrypt ran ${#tcrypt_specs[@]} time(s) ($nt)" test "$nt" = "${#tcrypt_specs[@]}"
 grep 'suites| tcrypt .* done FAILED' "$run" || true
 nf=$(grep -cE 'tcrypt: one or more tests failed|alg: .*(fail|FAIL|error)' "$run" || true)
-check "no crypto self-test failure in the log ($nf line(s))" test "$nf" = 0
+check "$arch: no crypto self-test failure in the log ($nf line(s))" test "$nf" = 0
 grep -E 'tcrypt: one or more tests failed|alg: .*(fail|FAIL|error)' "$run" | head -20 || true
 ncr=$(grep -c '^suites| crypto ' "$run" || true)
 npassed=$(grep '^suites| crypto ' "$run" | grep -c ' passed$' || true)
-check "/proc/crypto: selftest passed for every algorithm ($npassed of $ncr)" \
+check "$arch: /proc/crypto: selftest passed for every algorithm ($npassed of $ncr)" \
 	test "$ncr" -ge 30 -a "$npassed" = "$ncr"
 grep '^suites| crypto ' "$run" | grep -v ' passed$' | head -20 || true
 for drv in gcm_base ccm_base rfc7539 sha3-256-generic zstd-generic lzo-generic aes-generic xts; do
-	check "/proc/crypto lists $drv" grep -qE "^suites\| crypto .*$drv" "$run"
+	check "$arch: /proc/crypto lists $drv" grep -qE "^suites\| crypto .*$drv" "$run"
 done
 
 # kmap_stack reports: none in the log from the start marker on, debugfs
@@ -206,8 +204,8 @@ nrep=$(grep -v '^suites|' "$run" | sed -E 's/^\[ *[0-9.]+\] //' | grep -c '^kmap
 stat() { grep "suites| stats $1 " "$run" | grep -oE "(^| )$2: [0-9]+" | awk '{print $2}'; }
 r0=$(stat start reports) r1=$(stat kunit reports)
 [ "$kunit_in_log" = 1 ] || r0=0	# none at boot either
-check "no kmap_stack report in the log while the suites ran ($nrep)" test "$nrep" = 0
-check "debugfs reports unchanged (${r0:-?} -> ${r1:-?})" test -n "$r0" -a "$r0" = "${r1:-x}"
+check "$arch: no kmap_stack report in the log while the suites ran ($nrep)" test "$nrep" = 0
+check "$arch: debugfs reports unchanged (${r0:-?} -> ${r1:-?})" test -n "$r0" -a "$r0" = "${r1:-x}"
 if [ "$nrep" != 0 ]; then
 	echo "---- kmap_stack reports ($dir/console.txt) ----"
 	grep -v '^suites|' "$run" | sed -E 's/^\[ *[0-9.]+\] //' | grep -A40 '^kmap_stack: ' | head -80
@@ -215,11 +213,10 @@ fi
 m0=$(stat start maps) m1=$(stat modules maps) m2=$(stat crypto maps) m3=$(stat kunit maps)
 if [ -n "$m0" ] && [ -n "$m3" ]; then
 	echo "suites $arch: kmap maps (debugfs): boot ${m0}, module loading $((m1 - m0)), crypto (tcrypt) $((m2 - m1)), KUnit $((m3 - m2)), total $m3"
-	check "the suites made kmap mappings ($((m3 - m0)))" test "$((m3 - m0))" -gt 0
+	check "$arch: the suites made kmap mappings ($((m3 - m0)))" test "$((m3 - m0))" -gt 0
 else
-	bad "debugfs kmap_stack/stats not read in the guest"
+	nok "$arch: debugfs kmap_stack/stats not read in the guest"
 fi
 echo "suites $arch: KUnit $kpass passed, $kfail failed, $kskip skipped; crypto: $npassed/$ncr algorithms selftest passed, ${#tcrypt_specs[@]} tcrypt runs"
 echo "suites $arch: times: prepare $((t1 - t0))s, boot+suites $((t2 - t1))s; log $con"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary

@@ -373,17 +373,14 @@ def parse_value(tr, key, text):
 
 
 def scenario_formats(path, default):
-    """'formats: NAME' in a scenario: tests/formats/NAME or the goldens'."""
+    """'formats: NAME' in a scenario: the goldens' tracepoints/formats/NAME."""
     with open(path) as f:
         for line in f:
             m = re.match(r"^formats:\s*(\S+)", line)
             if m:
-                # the goldens captured from a kernel win over the test's
-                for base in (os.path.dirname(DEFAULT_FORMATS),
-                             os.path.join(HERE, "formats")):
-                    d = os.path.join(base, m.group(1))
-                    if os.path.isdir(d):
-                        return d
+                d = os.path.join(os.path.dirname(DEFAULT_FORMATS), m.group(1))
+                if os.path.isdir(d):
+                    return d
                 raise SystemExit("%s: no formats %s" % (path, m.group(1)))
     return default
 
