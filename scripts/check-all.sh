@@ -90,6 +90,8 @@ run_kunit() {
 	run "kunit-$1" make -s "kunit-$1"
 }
 run checkpatch make -s checkpatch
+# the kernel tree follows kernel-patch/ and the tarball (a toy kernel)
+run tree make -s check-tree
 # the analyzer's tests: unit + end-to-end, the same under ASan+UBSan,
 # clang-format, the fuzzers (tools/kmapstack 'make check', a step each)
 run tools-test make -s -C tools/kmapstack test

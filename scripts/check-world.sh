@@ -53,7 +53,8 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 make -s -C "$KMS_REPO/tools/kmapstack" > /dev/null || die "building tools/kmapstack failed"
 kmapstack=$KMS_REPO/tools/kmapstack/kmapstack
-[ -f "$KMAPSTACK_TREE/Makefile" ] || "$KMS_SCRIPTS/kernel-tree.sh" "$KMAPSTACK_TREE" || die "kernel-tree.sh failed"
+KMS_TREE=$KMAPSTACK_TREE
+ensure_tree
 rev=$(git -C "$KMAPSTACK_TREE" log --oneline base..HEAD 2>/dev/null | wc -l)
 
 # suites FLAVOUR OUT TAG: test-suites.sh, figures under TAG

@@ -6,6 +6,7 @@
 #   KMAPSTACK_BUILD    build/cache directory        (default: <repo>/build)
 #   KMAPSTACK_TARBALL  kernel source tarball        (default: /usr/src/linux-source-6.12.tar.xz)
 #   KMAPSTACK_TREE     kernel tree to build/boot    (default: $KMAPSTACK_BUILD/linux)
+#   KMAPSTACK_PATCHDIR the series                   (default: <repo>/kernel-patch)
 
 KMS_PROG=$(basename "$0")
 KMS_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -13,7 +14,7 @@ KMS_REPO=$(cd "$KMS_SCRIPTS/.." && pwd)
 KMS_BUILD=${KMAPSTACK_BUILD:-$KMS_REPO/build}
 KMS_TARBALL=${KMAPSTACK_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 KMS_PRISTINE=$KMS_BUILD/pristine
-KMS_PATCHDIR=$KMS_REPO/kernel-patch
+KMS_PATCHDIR=${KMAPSTACK_PATCHDIR:-$KMS_REPO/kernel-patch}
 KMS_SERIES=$KMS_PATCHDIR/series
 KMS_COVER=0000-cover-letter.patch
 KMS_TREE=${KMAPSTACK_TREE:-$KMS_BUILD/linux}
@@ -281,10 +282,12 @@ apply_patch() {
 }
 
 # series_hash: identifies kernel-patch/ as kernel-tree.sh applies it: the
-# series file and every patch it lists, in order.  Call load_series first
-# (in the calling shell).
+# series file and every patch it lists, in order, and the base tarball (a
+# new Debian point release re-makes the tree).  Call load_series first (in
+# the calling shell).
 series_hash() {
-	{ cat "$KMS_SERIES" 2>/dev/null
+	{ printf '== base %s\n' "$(stat -L -c '%n %s %Y' "$KMS_TARBALL" 2>/dev/null || echo missing)"
+	  cat "$KMS_SERIES" 2>/dev/null
 	  local p
 	  for p in "${KMS_PATCHES[@]}"; do printf '\n== %s\n' "$p"; cat "$KMS_PATCHDIR/$p"; done
 	} | sha256sum | cut -c1-16
@@ -310,12 +313,14 @@ tree_matches_series() {
 	[ "$a" = "$b" ]
 }
 
-# ensure_tree: before a build, make $KMS_TREE the series of kernel-patch/.
+# ensure_tree: before a build, make $KMS_TREE the series of kernel-patch/
+# on the base tarball.
 #   - missing: made by kernel-tree.sh;
 #   - kernel-patch/ unchanged since the tree was made: built as it is (with
 #     whatever was committed or edited in it: the kernel developer's loop);
-#   - kernel-patch/ changed (a pull, an edit, another branch) and the tree
-#     is as kernel-tree.sh left it: re-made (kernel-tree.sh, ~2 s + build);
+#   - kernel-patch/ or the tarball changed (a pull, an edit, another branch,
+#     a Debian point release) and the tree is as kernel-tree.sh left it:
+#     re-made (kernel-tree.sh, ~2 s + build);
 #   - kernel-patch/ changed and the tree has its own commits or changes:
 #     fine if they are the same diffs (exported), else refused, naming the
 #     two ways out.

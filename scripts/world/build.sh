@@ -2,9 +2,9 @@
 # world/build.sh FLAVOUR [OUT]    (FLAVOUR: amd64 | rt | 686-pae)
 #
 # world/mkconfig.sh FLAVOUR OUT, then 'make bzImage modules' of the kernel
-# tree (KMAPSTACK_TREE, default build/world/linux; made by kernel-tree.sh
-# with the series if missing) into OUT (default build/world/out-FLAVOUR),
-# with ccache, at nice 19.  Writes OUT/build-time.txt (seconds).
+# tree (KMAPSTACK_TREE, default build/world/linux; made or re-made from
+# kernel-patch/ as every build does, lib.sh ensure_tree) into OUT (default
+# build/world/out-FLAVOUR), with ccache, at nice 19.  Writes OUT/build-time.txt (seconds).
 # KMAPSTACK_WORLD_NO_OPTION=1: the same config without DEBUG_KMAP_STACK
 # (the reference for the KUnit and crypto totals), default OUT
 # build/world/out-FLAVOUR-nokms.
@@ -17,7 +17,7 @@ out=${2:-$KMS_BUILD/world/out-$flavour$sfx}
 tree=${KMAPSTACK_TREE:-$KMS_BUILD/world/linux}
 export KMAPSTACK_TREE=$tree
 case "$flavour" in 686-pae) karch=i386 ;; *) karch=x86_64 ;; esac
-[ -f "$tree/Makefile" ] || "$KMS_SCRIPTS/kernel-tree.sh" "$tree"
+KMS_TREE=$tree ensure_tree
 t0=$(now)
 "$KMS_SCRIPTS/world/mkconfig.sh" "$flavour" "$out"
 if [ -n "$sfx" ]; then

@@ -1,0 +1,97 @@
+#!/bin/bash
+# test-tree.sh          ('make check-tree')
+#
+# Every kernel build first makes its tree the series of kernel-patch/ on the
+# base tarball (lib.sh ensure_tree).  Checked here on a toy kernel in a
+# scratch directory (a tarball of a Makefile and one source file, a series
+# of two patches), through the same scripts and functions:
+#   - no tree: made by kernel-tree.sh, the series applied;
+#   - nothing changed: built as it is, with the developer's edit kept;
+#   - a patch edited in the patch directory: the tree is re-made with it;
+#   - the tree has a commit of its own and the patches changed: refused,
+#     naming make export-patches and make kernel-tree;
+#   - export-patches.sh, then a build: the tree is kept, with its commit;
+#   - a new tarball (a Debian point release): the tree is re-made on it.
+# Ends with "N passed, N failed".
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+. "$KMS_SCRIPTS/testlib.sh"
+case "${1:-}" in -h|--help) kms_help; exit 0 ;; esac
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/kmapstack-tree.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+toy=$scratch/src/linux-source-6.12
+patches=$scratch/patches
+export KMAPSTACK_BUILD=$scratch/build KMAPSTACK_PATCHDIR=$patches
+export KMAPSTACK_TARBALL=$scratch/linux-source-6.12.tar.xz
+unset KMAPSTACK_TREE
+tree=$KMAPSTACK_BUILD/linux
+gitid=(-c user.name=toy -c user.email=toy@invalid)
+
+# tarball SUBLEVEL: the toy kernel 6.12.SUBLEVEL as the base tarball
+tarball() {
+	rm -rf "$scratch/src" && mkdir -p "$toy/mm"
+	printf 'VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = %s\n' "$1" > "$toy/Makefile"
+	printf 'int toy(void)\n{\n\treturn 0;\n}\n' > "$toy/mm/toy.c"
+	tar -cJf "$KMAPSTACK_TARBALL" -C "$scratch/src" linux-source-6.12
+	# its own time: the tree stamp knows a tarball by name, size and time
+	touch -d "@$((1700000000 + $1))" "$KMAPSTACK_TARBALL"
+}
+
+# The series: two patches of mm/toy.c, made in a scratch repository
+tarball 118
+git -C "$toy" init -q
+git -C "$toy" add -A && git -C "$toy" "${gitid[@]}" commit -q -m base
+sed -i 's/return 0;/return 1;/' "$toy/mm/toy.c"
+git -C "$toy" "${gitid[@]}" commit -q -am "toy: return 1"
+printf '\nint toy2(void)\n{\n\treturn 2;\n}\n' >> "$toy/mm/toy.c"
+git -C "$toy" "${gitid[@]}" commit -q -am "toy: add toy2"
+mkdir -p "$patches"
+git -C "$toy" format-patch -q -N --zero-commit -o "$patches" HEAD~2..HEAD
+(cd "$patches" && ls 0*.patch > series)
+
+# ensure: what every kernel build runs first; its messages in $scratch/out
+ensure() {
+	bash -c '. "$1/lib.sh"; ensure_tree' _ "$KMS_SCRIPTS" > "$scratch/out" 2>&1
+}
+said() { grep -q -- "$1" "$scratch/out"; }
+
+check "no tree: ensure_tree makes it" ensure
+check "no tree: made by kernel-tree.sh" said "creating it with kernel-tree.sh"
+check "no tree: both patches applied" grep -q 'return 2;' "$tree/mm/toy.c"
+
+printf '/* the developer was here */\n' >> "$tree/mm/toy.c"
+check "unchanged series: ensure_tree succeeds" ensure
+check "unchanged series: the tree is built as it is (edit kept)" grep -q 'the developer was here' "$tree/mm/toy.c"
+git -C "$tree" checkout -q -- mm/toy.c
+
+sed -i 's/return 2;/return 22;/' "$patches/0002-toy-add-toy2.patch"
+check "patch edited: ensure_tree succeeds" ensure
+check "patch edited: the tree is re-made" said "re-applying the series"
+check "patch edited: the tree has the edit" grep -q 'return 22;' "$tree/mm/toy.c"
+
+sed -i 's/return 1;/return 11;/' "$tree/mm/toy.c"
+git -C "$tree" "${gitid[@]}" commit -q -am "toy: the developer's commit"
+sed -i 's/return 22;/return 23;/' "$patches/0002-toy-add-toy2.patch"
+if ensure; then
+	nok "own commit and patch edited: refused" "ensure_tree succeeded: $(tail -n 1 "$scratch/out")"
+else
+	ok "own commit and patch edited: refused"
+fi
+check "own commit and patch edited: names make export-patches" said "make export-patches"
+check "own commit and patch edited: names make kernel-tree" said "make kernel-tree"
+check "own commit and patch edited: the tree is left as it was" grep -q 'return 11;' "$tree/mm/toy.c"
+
+check "export-patches.sh writes the tree's commits" \
+	bash "$KMS_SCRIPTS/export-patches.sh" "$tree"
+check "export-patches.sh: the patches have the developer's commit" \
+	grep -q 'return 11;' "$patches"/0003-*.patch
+check "after export: ensure_tree succeeds" ensure
+check "after export: the tree keeps its commit" grep -q 'return 11;' "$tree/mm/toy.c"
+
+tarball 119
+check "new tarball: ensure_tree succeeds" ensure
+check "new tarball: the tree is re-made" said "re-applying the series"
+check "new tarball: the tree is on 6.12.119" grep -qx 'SUBLEVEL = 119' "$tree/Makefile"
+check "new tarball: the series is applied" grep -q 'return 11;' "$tree/mm/toy.c"
+summary
