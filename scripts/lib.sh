@@ -286,7 +286,7 @@ apply_patch() {
 # new Debian point release re-makes the tree).  Call load_series first (in
 # the calling shell).
 series_hash() {
-	{ printf '== base %s\n' "$(stat -L -c '%n %s %Y' "$KMS_TARBALL" 2>/dev/null || echo missing)"
+	{ printf '== base %s\n' "$(tarball_stamp 2>/dev/null || echo missing)"
 	  cat "$KMS_SERIES" 2>/dev/null
 	  local p
 	  for p in "${KMS_PATCHES[@]}"; do printf '\n== %s\n' "$p"; cat "$KMS_PATCHDIR/$p"; done
