@@ -22,7 +22,8 @@
 # Single test steps of make check: check-event-formats-ARCH (x86_64, i386),
 #   check-analyzer-ARCH, check-guest, check-live, check-postmortem, check-tools,
 #   check-suites (the kernel's own KUnit suites and crypto self-tests),
-#   check-tree (the kernel tree follows kernel-patch/ and the tarball);
+#   check-tree (the kernel tree follows kernel-patch/ and the tarball),
+#   check-deps (the set-up goes on past a failed apt-get update);
 #   make check-world: Debian's configs under a real workload (docs/real-world.md);
 #   update-event-formats rewrites the golden trace-event formats.
 # Tools:
@@ -42,7 +43,7 @@ PREFIX ?= /usr/local
 	check-event-formats-i386 update-event-formats check-module-x86_64 \
 	check-module-i386 check-module-arm64 check-guest check-live \
 	check-analyzer-x86_64 check-analyzer-i386 \
-	check-postmortem check-suites check-tree check-world demo bench bench-kernel bench-tools build-cross \
+	check-postmortem check-suites check-tree check-deps check-world demo bench bench-kernel bench-tools build-cross \
 	check-cross check-all crash clean
 
 all: tools
@@ -132,6 +133,9 @@ tools:
 
 check-tree:
 	bash scripts/test-tree.sh
+
+check-deps:
+	bash scripts/test-deps.sh
 
 check-tools:
 	$(MAKE) -C tools/kmapstack check

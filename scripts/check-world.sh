@@ -48,7 +48,7 @@ done
 if [ ${#need[@]} -gt 0 ]; then
 	info "installing ${need[*]}"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" > /dev/null ||
-		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" > /dev/null; } ||
+		{ apt_update && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" > /dev/null; } ||
 		die "apt-get install ${need[*]} failed"
 fi
 make -s -C "$KMS_REPO/tools/kmapstack" > /dev/null || die "building tools/kmapstack failed"

@@ -22,7 +22,7 @@ command -v apt-get >/dev/null || die "apt-get not found: provide a static $arch 
 if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
 	info "adding dpkg architecture $arch"
 	dpkg --add-architecture "$arch"
-	apt-get update -qq || die "apt-get update failed"
+	apt_update
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -30,7 +30,7 @@ chmod 777 "$tmp"   # apt-get download runs as _apt
 if ! (cd "$tmp" && apt-get download -q "busybox-static:$arch" >/dev/null 2>"$tmp/err"); then
 	# the package lists may lack ARCH (dpkg arch added without update)
 	info "apt-get download failed ($(head -n 1 "$tmp/err")); apt-get update and retry"
-	apt-get update -qq || die "apt-get update failed"
+	apt_update
 	(cd "$tmp" && apt-get download -q "busybox-static:$arch" >/dev/null 2>"$tmp/err") ||
 		{ cat "$tmp/err" >&2; die "apt-get download busybox-static:$arch failed"; }
 fi

@@ -102,7 +102,7 @@ if ! echo "$sha256  $tarball" | sha256sum -c --status 2>/dev/null; then
 	# root: no _apt sandbox user for downloads into $work (it cannot write there)
 	[ "$(id -u)" != 0 ] || aptopts+=(-o APT::Sandbox::User=root)
 	info "fetching Debian trixie's crash $ver source (apt-get source)"
-	apt-get "${aptopts[@]}" -qq update || die "apt-get update (trixie sources) failed"
+	apt_update "${aptopts[@]}"
 	# Only the upstream tarball is needed (the .dsc and the Debian diff
 	# may fail to download: the checksum below decides).
 	(cd "$work" && apt-get "${aptopts[@]}" -qq source --download-only "crash=$ver-1") > "$work/apt-source.log" 2>&1 || true

@@ -27,7 +27,7 @@ done
 mapfile -t pkgs < <(printf '%s\n' "${pkgs[@]}" | sort -u)
 export DEBIAN_FRONTEND=noninteractive
 info "apt-get update"
-$sudo apt-get update -qq || die "apt-get update failed"
+KMS_SUDO=$sudo apt_update
 info "installing ${#pkgs[@]} package(s): ${pkgs[*]}"
 $sudo apt-get install -y -qq --no-install-recommends "${pkgs[@]}" ||
 	die "apt-get install failed"

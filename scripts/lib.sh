@@ -147,9 +147,22 @@ need_cross_tools() {
 	[ "$(id -u)" = 0 ] || die "${pkgs[*]} missing (scripts/install-deps.sh as root)"
 	info "installing ${pkgs[*]} (apt-get)"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >&2 ||
-		{ apt-get update -qq >&2 &&
+		{ apt_update &&
 		  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >&2; } ||
 		die "apt-get install ${pkgs[*]} failed"
+}
+
+# apt_update [APT-GET OPTION...]: refresh apt's package lists (with
+# $KMS_SUDO in front, if set).  An index that fails (a mirror caught in the
+# middle of a sync serves one of the wrong size) makes 'apt-get update'
+# exit non-zero although apt keeps every list it has: that is a warning
+# naming apt's first error, not the end of the set-up; the install or
+# download that follows says clearly if what it needs is not there.
+apt_update() {
+	local err rc=0
+	err=$(${KMS_SUDO:-} apt-get "$@" -qq update 2>&1 >/dev/null) || rc=$?
+	[ "$rc" = 0 ] && return 0
+	warn "apt-get update failed (exit $rc: $(grep -m 1 '^E:' <<<"$err" || tail -n 1 <<<"$err")); going on with the package lists there are"
 }
 
 # load_series: set the array KMS_PATCHES to the patch file names of
