@@ -32,59 +32,80 @@ static const unsigned int needed[3] = {
 		1 << DF_TOP_CALLER | 1 << DF_DEPTH | 1 << DF_CTX,
 };
 
-static int same_endian;
+/* a field's place, if it is a number the decoding can read (else size 0) */
+static void at_of(struct dec_at *at, const struct tep_format_field *f)
+{
+	memset(at, 0, sizeof(*at));
+	if (!f || f->offset < 0 || f->offset > 65535 || f->size < 1 ||
+	    f->size > 8 || (f->flags & TEP_FIELD_IS_ARRAY))
+		return;
+	at->offset = (unsigned short)f->offset;
+	at->size = (unsigned char)f->size;
+	at->is_signed = !!(f->flags & TEP_FIELD_IS_SIGNED);
+}
+
+/* a common field read from the first 8 bytes, which every record has */
+static void common_at(struct dec_at *at, struct tep_event *te, const char *name)
+{
+	if (at->size)
+		return;
+	at_of(at, tep_find_common_field(te, name));
+	if (at->offset + at->size > 8)
+		at->size = 0;
+}
+
+static int event_init(struct decoder *d, int e, struct tep_event *te, char *err,
+		      size_t errlen)
+{
+	struct dec_event *de = &d->ev[e];
+
+	de->id = te->id;
+	for (int f = 0; f < DF_NR; f++) {
+		struct tep_format_field *ff;
+
+		if (!(needed[e] & (1u << f)))
+			continue;
+		ff = tep_find_field(te, field_names[f]);
+		if (!ff) {
+			snprintf(err, errlen,
+				 "the format of kmap_stack:%s has no "
+				 "field '%s'",
+				 ev_names[e], field_names[f]);
+			return -1;
+		}
+		at_of(&de->f[f], ff);
+		if (!de->f[f].size) {
+			snprintf(err, errlen,
+				 "kmap_stack:%s field '%s' has an "
+				 "unexpected size %d",
+				 ev_names[e], field_names[f], ff->size);
+			return -1;
+		}
+		if (ff->offset + ff->size > de->min_size)
+			de->min_size = ff->offset + ff->size;
+	}
+	common_at(&d->c_type, te, "common_type");
+	common_at(&d->c_pid, te, "common_pid");
+	common_at(&d->c_flags, te, "common_flags");
+	return 0;
+}
 
 int decoder_init(struct decoder *d, struct tep_handle *tep, char *err,
 		 size_t errlen)
 {
-	int found = 0;
-
 	memset(d, 0, sizeof(*d));
 	d->tep = tep;
-	same_endian = tep_is_file_bigendian(tep) ==
-		      (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	d->swap = tep_is_file_bigendian(tep) !=
+		  (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	for (int e = 0; e < 3; e++) {
 		struct tep_event *te =
 			tep_find_event_by_name(tep, "kmap_stack", ev_names[e]);
 
 		d->ev[e].id = -1;
-		if (!te)
-			continue;
-		found++;
-		d->ev[e].id = te->id;
-		for (int f = 0; f < DF_NR; f++) {
-			struct tep_format_field *ff;
-
-			ff = tep_find_field(te, field_names[f]);
-			if (!(needed[e] & (1u << f)))
-				continue;
-			if (!ff) {
-				snprintf(err, errlen,
-					 "the format of kmap_stack:%s has no "
-					 "field '%s'",
-					 ev_names[e], field_names[f]);
-				return -1;
-			}
-			if (ff->size < 1 || ff->size > 8 ||
-			    (ff->flags & TEP_FIELD_IS_ARRAY)) {
-				snprintf(err, errlen,
-					 "kmap_stack:%s field '%s' has an "
-					 "unexpected size %d",
-					 ev_names[e], field_names[f], ff->size);
-				return -1;
-			}
-			d->ev[e].f[f] = ff;
-			if (ff->offset + ff->size > d->min_size[e])
-				d->min_size[e] = ff->offset + ff->size;
-		}
-		if (!d->f_flags)
-			d->f_flags = tep_find_common_field(te, "common_flags");
-		if (!d->f_type)
-			d->f_type = tep_find_common_field(te, "common_type");
-		if (!d->f_pid)
-			d->f_pid = tep_find_common_field(te, "common_pid");
+		if (te && event_init(d, e, te, err, errlen))
+			return -1;
 	}
-	if (!found || d->ev[0].id < 0 || d->ev[1].id < 0) {
+	if (d->ev[0].id < 0 || d->ev[1].id < 0) {
 		snprintf(err, errlen,
 			 "no kmap_stack events in this trace (record them "
 			 "with: trace-cmd record -e kmap_stack)");
@@ -93,49 +114,39 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, char *err,
 	return 0;
 }
 
-static unsigned long long rd(const struct tep_format_field *f, const void *data)
+/* the number at a field's place, in the file's byte order; 0 if absent */
+static inline unsigned long long rd(const struct decoder *d,
+				    const struct dec_at *at, const void *data)
 {
-	unsigned long long v = 0;
+	const unsigned char *p = (const unsigned char *)data + at->offset;
+	unsigned long long v;
+	unsigned int v4;
+	unsigned short v2;
 
-	if (!f)
-		return 0;
-	if (same_endian) {
-		/* the offset and size are the format's */
-		const unsigned char *p =
-			(const unsigned char *)data + f->offset;
-
-		switch (f->size) {
-		case 1:
-			return *p;
-		case 2: {
-			unsigned short x;
-
-			memcpy(&x, p, 2);
-			return x;
-		}
-		case 4: {
-			unsigned int x;
-
-			memcpy(&x, p, 4);
-			return x;
-		}
-		case 8:
-			memcpy(&v, p, 8);
-			return v;
-		}
+	switch (at->size) {
+	case 1:
+		return *p;
+	case 2:
+		memcpy(&v2, p, 2);
+		return d->swap ? __builtin_bswap16(v2) : v2;
+	case 4:
+		memcpy(&v4, p, 4);
+		return d->swap ? __builtin_bswap32(v4) : v4;
+	case 8:
+		memcpy(&v, p, 8);
+		return d->swap ? __builtin_bswap64(v) : v;
 	}
-	tep_read_number_field((struct tep_format_field *)f, data, &v);
-	return v;
+	return 0;
 }
 
-static long long rd_signed(const struct tep_format_field *f, const void *data)
+static inline long long rd_signed(const struct decoder *d,
+				  const struct dec_at *at, const void *data)
 {
-	unsigned long long v = rd(f, data);
-	int bits;
+	unsigned long long v = rd(d, at, data);
+	int bits = at->size * 8;
 
-	if (!f || f->size >= 8 || !(f->flags & TEP_FIELD_IS_SIGNED))
+	if (!at->is_signed || at->size >= 8 || !at->size)
 		return (long long)v;
-	bits = f->size * 8;
 	if (v & (1ULL << (bits - 1)))
 		v |= ~0ULL << bits;
 	return (long long)v;
@@ -150,21 +161,15 @@ static int clamp_int(long long v)
 	return (int)v;
 }
 
-int decoder_site(struct decoder *d, unsigned long long addr)
+static int site_lookup(struct decoder *d, unsigned long long addr)
 {
 	const char *name;
 	unsigned long long start;
 	char buf[512];
-	unsigned int r = (unsigned int)(addr ^ addr >> 7 ^ addr >> 17) & 255;
-	int site;
+	int site = htab_get(&d->cache, addr);
 
-	if (!addr)
-		return KMS_NO_SITE;
-	if (d->recent[r].addr == addr)
-		return d->recent[r].site;
-	site = htab_get(&d->cache, addr);
 	if (site >= 0)
-		goto out;
+		return site;
 	/* --kallsyms first: saved after the recording, it knows more */
 	if (!ksyms_name(addr, buf, sizeof(buf))) {
 		name = tep_find_function(d->tep, addr);
@@ -177,10 +182,22 @@ int decoder_site(struct decoder *d, unsigned long long addr)
 	}
 	site = sites_intern(buf, strlen(buf));
 	htab_add(&d->cache, addr, site);
-out:
-	d->recent[r].addr = addr;
-	d->recent[r].site = site;
 	return site;
+}
+
+int decoder_site(struct decoder *d, unsigned long long addr)
+{
+	/* Fibonacci hashing: the high bits of the product */
+	unsigned int r = (unsigned int)((addr * 0x9e3779b97f4a7c15ULL) >> 54);
+
+	_Static_assert(DEC_RECENT == 1 << 10, "the hash gives 10 bits");
+	if (d->recent[r].addr == addr && addr)
+		return d->recent[r].site;
+	if (!addr)
+		return KMS_NO_SITE;
+	d->recent[r].addr = addr;
+	d->recent[r].site = site_lookup(d, addr);
+	return d->recent[r].site;
 }
 
 static const char *comm_of(void *tep, int pid)
@@ -204,14 +221,14 @@ int decoder_decode(struct decoder *d, struct tep_record *rec,
 		   struct kms_event *ev)
 {
 	const void *data = rec->data;
+	const struct dec_event *de;
 	int type, e;
-	struct dec_event *de;
 
 	if (rec->size < 8)
 		return 0;
 	/* the common fields of the formats, read as the others are */
-	if (d->f_type && d->f_type->offset + d->f_type->size <= 8)
-		type = (int)rd(d->f_type, data);
+	if (d->c_type.size)
+		type = (int)rd(d, &d->c_type, data);
 	else
 		type = tep_data_type(d->tep, rec);
 	if (type == d->ev[0].id)
@@ -222,46 +239,42 @@ int decoder_decode(struct decoder *d, struct tep_record *rec,
 		e = 2;
 	else
 		return 0;
-	if (rec->size < d->min_size[e]) {
-		d->bad_records++;
-		return -1;
-	}
 	de = &d->ev[e];
-	memset(ev, 0, sizeof(*ev));
+	if (rec->size < de->min_size)
+		return -1;
 	ev->type = e == 0 ? KMS_EV_PUSH :
 		   e == 1 ? KMS_EV_POP :
 			    KMS_EV_VIOLATION;
 	ev->ts = rec->ts;
 	ev->cpu = rec->cpu;
-	if (d->f_pid && d->f_pid->offset + d->f_pid->size <= 8)
-		ev->pid = (int)rd_signed(d->f_pid, data);
+	if (d->c_pid.size)
+		ev->pid = (int)rd_signed(d, &d->c_pid, data);
 	else
 		ev->pid = tep_data_pid(d->tep, rec);
+	ev->comm = NULL;
 	ev->comm_of = comm_of;
 	ev->comm_priv = d->tep;
-	if (d->f_flags && d->f_flags->offset + d->f_flags->size <= rec->size)
-		ev->in_ctx = flags_ctx(rd(d->f_flags, data));
-	else
-		ev->in_ctx = -1;
-	ev->caller = decoder_site(d, rd(de->f[DF_CALLER], data));
-	ev->addr = rd(de->f[DF_ADDR], data);
-	ev->depth = clamp_int(rd_signed(de->f[DF_DEPTH], data));
-	ev->ctx = (int)rd(de->f[DF_CTX], data);
+	ev->in_ctx = d->c_flags.size ? flags_ctx(rd(d, &d->c_flags, data)) : -1;
+	ev->caller = decoder_site(d, rd(d, &de->f[DF_CALLER], data));
+	ev->addr = rd(d, &de->f[DF_ADDR], data);
+	ev->depth = clamp_int(rd_signed(d, &de->f[DF_DEPTH], data));
+	ev->ctx = (int)rd(d, &de->f[DF_CTX], data);
 	if (e < 2) {
-		ev->pfn = rd(de->f[DF_PFN], data);
-		ev->flags = (int)rd(de->f[DF_FLAGS], data);
+		ev->pfn = rd(d, &de->f[DF_PFN], data);
+		ev->flags = (int)rd(d, &de->f[DF_FLAGS], data);
+		ev->kind = 0;
 		ev->map_caller = ev->top_caller = KMS_NO_SITE;
 	} else {
-		ev->kind = clamp_int(rd_signed(de->f[DF_KIND], data));
+		ev->pfn = 0;
+		ev->flags = 0;
+		ev->kind = clamp_int(rd_signed(d, &de->f[DF_KIND], data));
 		ev->map_caller =
-			decoder_site(d, rd(de->f[DF_MAP_CALLER], data));
+			decoder_site(d, rd(d, &de->f[DF_MAP_CALLER], data));
 		ev->top_caller =
-			decoder_site(d, rd(de->f[DF_TOP_CALLER], data));
+			decoder_site(d, rd(d, &de->f[DF_TOP_CALLER], data));
 	}
-	if (ev->ctx >= KMS_CTX_NR) {
-		d->bad_records++;
+	if (ev->ctx >= KMS_CTX_NR)
 		return -1;
-	}
 	return 1;
 }
 

@@ -2,7 +2,9 @@
 /*
  * kmapstack: decoding of kmap_stack records with libtraceevent, shared by
  * the trace.dat and the live inputs. Field offsets and sizes come from the
- * event formats of the trace (or of the running kernel), never from here.
+ * event formats of the trace (or of the running kernel), never from here;
+ * they are copied once into a compact layout that the decoding of each
+ * record reads without going back to libtraceevent.
  */
 #ifndef KMS_DECODE_H
 #define KMS_DECODE_H
@@ -25,24 +27,33 @@ enum dec_field {
 	DF_NR,
 };
 
+/* where a field is in a record: size 0, a field the event lacks */
+struct dec_at {
+	unsigned short offset;
+	unsigned char size;
+	unsigned char is_signed;
+};
+
 struct dec_event {
 	int id;
-	struct tep_format_field *f[DF_NR];
+	int min_size; /* a shorter record is malformed */
+	struct dec_at f[DF_NR];
 };
+
+#define DEC_RECENT 1024
 
 struct decoder {
 	struct tep_handle *tep;
 	struct dec_event ev[3]; /* push, pop, violation */
-	int min_size[3];
-	struct tep_format_field *f_flags; /* common_flags, may be NULL */
-	struct tep_format_field *f_type, *f_pid; /* common_type, common_pid */
+	int swap; /* the file's byte order is not the host's */
+	/* the common fields, size 0 when absent or beyond the first 8 bytes */
+	struct dec_at c_type, c_pid, c_flags;
 	struct htab cache; /* address -> call site */
 	/* in front of it: the last site seen at a few addresses */
 	struct {
 		unsigned long long addr;
 		int site;
-	} recent[256];
-	long long bad_records;
+	} recent[DEC_RECENT];
 };
 
 /*
