@@ -54,12 +54,13 @@ static void common_at(struct dec_at *at, struct tep_event *te, const char *name)
 		at->size = 0;
 }
 
-static int event_init(struct decoder *d, int e, struct tep_event *te, char *err,
-		      size_t errlen)
+static int event_init(struct dec_layout *l, int e, struct tep_event *te,
+		      char *err, size_t errlen)
 {
-	struct dec_event *de = &d->ev[e];
+	struct dec_event *de = &l->ev[e];
 
 	de->id = te->id;
+	de->min_size = 8; /* the common fields */
 	for (int f = 0; f < DF_NR; f++) {
 		struct tep_format_field *ff;
 
@@ -74,6 +75,13 @@ static int event_init(struct decoder *d, int e, struct tep_event *te, char *err,
 			return -1;
 		}
 		at_of(&de->f[f], ff);
+		if (de->f[f].size && ff->offset + ff->size > DEC_MAX_RECORD) {
+			snprintf(err, errlen,
+				 "kmap_stack:%s field '%s' is beyond the "
+				 "first %d bytes of a record",
+				 ev_names[e], field_names[f], DEC_MAX_RECORD);
+			return -1;
+		}
 		if (!de->f[f].size) {
 			snprintf(err, errlen,
 				 "kmap_stack:%s field '%s' has an "
@@ -84,9 +92,9 @@ static int event_init(struct decoder *d, int e, struct tep_event *te, char *err,
 		if (ff->offset + ff->size > de->min_size)
 			de->min_size = ff->offset + ff->size;
 	}
-	common_at(&d->c_type, te, "common_type");
-	common_at(&d->c_pid, te, "common_pid");
-	common_at(&d->c_flags, te, "common_flags");
+	common_at(&l->c_type, te, "common_type");
+	common_at(&l->c_pid, te, "common_pid");
+	common_at(&l->c_flags, te, "common_flags");
 	return 0;
 }
 
@@ -95,61 +103,23 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, char *err,
 {
 	memset(d, 0, sizeof(*d));
 	d->tep = tep;
-	d->swap = tep_is_file_bigendian(tep) !=
-		  (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	d->l.swap = tep_is_file_bigendian(tep) !=
+		    (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	for (int e = 0; e < 3; e++) {
 		struct tep_event *te =
 			tep_find_event_by_name(tep, "kmap_stack", ev_names[e]);
 
-		d->ev[e].id = -1;
-		if (te && event_init(d, e, te, err, errlen))
+		d->l.ev[e].id = -1;
+		if (te && event_init(&d->l, e, te, err, errlen))
 			return -1;
 	}
-	if (d->ev[0].id < 0 || d->ev[1].id < 0) {
+	if (d->l.ev[0].id < 0 || d->l.ev[1].id < 0) {
 		snprintf(err, errlen,
 			 "no kmap_stack events in this trace (record them "
 			 "with: trace-cmd record -e kmap_stack)");
 		return -1;
 	}
 	return 0;
-}
-
-/* the number at a field's place, in the file's byte order; 0 if absent */
-static inline unsigned long long rd(const struct decoder *d,
-				    const struct dec_at *at, const void *data)
-{
-	const unsigned char *p = (const unsigned char *)data + at->offset;
-	unsigned long long v;
-	unsigned int v4;
-	unsigned short v2;
-
-	switch (at->size) {
-	case 1:
-		return *p;
-	case 2:
-		memcpy(&v2, p, 2);
-		return d->swap ? __builtin_bswap16(v2) : v2;
-	case 4:
-		memcpy(&v4, p, 4);
-		return d->swap ? __builtin_bswap32(v4) : v4;
-	case 8:
-		memcpy(&v, p, 8);
-		return d->swap ? __builtin_bswap64(v) : v;
-	}
-	return 0;
-}
-
-static inline long long rd_signed(const struct decoder *d,
-				  const struct dec_at *at, const void *data)
-{
-	unsigned long long v = rd(d, at, data);
-	int bits = at->size * 8;
-
-	if (!at->is_signed || at->size >= 8 || !at->size)
-		return (long long)v;
-	if (v & (1ULL << (bits - 1)))
-		v |= ~0ULL << bits;
-	return (long long)v;
 }
 
 static int clamp_int(long long v)
@@ -185,14 +155,9 @@ static int site_lookup(struct decoder *d, unsigned long long addr)
 	return site;
 }
 
-int decoder_site(struct decoder *d, unsigned long long addr)
+int decoder_site_slow(struct decoder *d, unsigned int r,
+		      unsigned long long addr)
 {
-	/* Fibonacci hashing: the high bits of the product */
-	unsigned int r = (unsigned int)((addr * 0x9e3779b97f4a7c15ULL) >> 54);
-
-	_Static_assert(DEC_RECENT == 1 << 10, "the hash gives 10 bits");
-	if (d->recent[r].addr == addr && addr)
-		return d->recent[r].site;
 	if (!addr)
 		return KMS_NO_SITE;
 	d->recent[r].addr = addr;
@@ -203,6 +168,11 @@ int decoder_site(struct decoder *d, unsigned long long addr)
 static const char *comm_of(void *tep, int pid)
 {
 	return tep_data_comm_from_pid(tep, pid);
+}
+
+const char *decoder_comm(struct decoder *d, int pid)
+{
+	return tep_data_comm_from_pid(d->tep, pid);
 }
 
 static int flags_ctx(unsigned long long fl)
@@ -217,65 +187,84 @@ static int flags_ctx(unsigned long long fl)
 	return KMS_CTX_TASK;
 }
 
-int decoder_decode(struct decoder *d, struct tep_record *rec,
-		   struct kms_event *ev)
+int dec_fields(const struct dec_layout *l, int e, const void *data,
+	       struct kms_event *ev)
 {
-	const void *data = rec->data;
-	const struct dec_event *de;
-	int type, e;
+	const struct dec_event *de = &l->ev[e];
 
-	if (rec->size < 8)
-		return 0;
-	/* the common fields of the formats, read as the others are */
-	if (d->c_type.size)
-		type = (int)rd(d, &d->c_type, data);
-	else
-		type = tep_data_type(d->tep, rec);
-	if (type == d->ev[0].id)
-		e = 0;
-	else if (type == d->ev[1].id)
-		e = 1;
-	else if (type == d->ev[2].id)
-		e = 2;
-	else
-		return 0;
-	de = &d->ev[e];
-	if (rec->size < de->min_size)
-		return -1;
 	ev->type = e == 0 ? KMS_EV_PUSH :
 		   e == 1 ? KMS_EV_POP :
 			    KMS_EV_VIOLATION;
-	ev->ts = rec->ts;
-	ev->cpu = rec->cpu;
-	if (d->c_pid.size)
-		ev->pid = (int)rd_signed(d, &d->c_pid, data);
-	else
-		ev->pid = tep_data_pid(d->tep, rec);
-	ev->comm = NULL;
-	ev->comm_of = comm_of;
-	ev->comm_priv = d->tep;
-	ev->in_ctx = d->c_flags.size ? flags_ctx(rd(d, &d->c_flags, data)) : -1;
-	ev->caller = decoder_site(d, rd(d, &de->f[DF_CALLER], data));
-	ev->addr = rd(d, &de->f[DF_ADDR], data);
-	ev->depth = clamp_int(rd_signed(d, &de->f[DF_DEPTH], data));
-	ev->ctx = (int)rd(d, &de->f[DF_CTX], data);
+	ev->in_ctx = l->c_flags.size ? flags_ctx(dec_rd(l, &l->c_flags, data)) :
+				       -1;
+	ev->addr = dec_rd(l, &de->f[DF_ADDR], data);
+	ev->depth = clamp_int(dec_rd_signed(l, &de->f[DF_DEPTH], data));
+	ev->ctx = (int)dec_rd(l, &de->f[DF_CTX], data);
 	if (e < 2) {
-		ev->pfn = rd(d, &de->f[DF_PFN], data);
-		ev->flags = (int)rd(d, &de->f[DF_FLAGS], data);
+		ev->pfn = dec_rd(l, &de->f[DF_PFN], data);
+		ev->flags = (int)dec_rd(l, &de->f[DF_FLAGS], data);
 		ev->kind = 0;
-		ev->map_caller = ev->top_caller = KMS_NO_SITE;
 	} else {
 		ev->pfn = 0;
 		ev->flags = 0;
-		ev->kind = clamp_int(rd_signed(d, &de->f[DF_KIND], data));
-		ev->map_caller =
-			decoder_site(d, rd(d, &de->f[DF_MAP_CALLER], data));
-		ev->top_caller =
-			decoder_site(d, rd(d, &de->f[DF_TOP_CALLER], data));
+		ev->kind = clamp_int(dec_rd_signed(l, &de->f[DF_KIND], data));
 	}
-	if (ev->ctx >= KMS_CTX_NR)
+	return ev->ctx >= KMS_CTX_NR ? -1 : 0;
+}
+
+int decoder_decode(struct decoder *d, struct tep_record *rec,
+		   struct kms_event *ev)
+{
+	int e = decoder_kind(d, rec);
+
+	if (e < 0)
+		return e == -1 ? 0 : -1;
+	ev->ts = rec->ts;
+	ev->cpu = rec->cpu;
+	ev->pid = decoder_pid(d, rec);
+	ev->comm = NULL;
+	ev->comm_of = comm_of;
+	ev->comm_priv = d->tep;
+	ev->caller = decoder_site_of(d, e, rec->data, DF_CALLER);
+	if (e < 2) {
+		ev->map_caller = ev->top_caller = KMS_NO_SITE;
+	} else {
+		ev->map_caller =
+			decoder_site_of(d, e, rec->data, DF_MAP_CALLER);
+		ev->top_caller =
+			decoder_site_of(d, e, rec->data, DF_TOP_CALLER);
+	}
+	return dec_fields(&d->l, e, rec->data, ev) ? -1 : 1;
+}
+
+static int at_ok(const struct dec_at *at)
+{
+	return !at->size || at->size == 1 || at->size == 2 || at->size == 4 ||
+	       at->size == 8;
+}
+
+int dec_layout_check(struct dec_layout *l)
+{
+	if (!at_ok(&l->c_type) || !at_ok(&l->c_pid) || !at_ok(&l->c_flags))
 		return -1;
-	return 1;
+	l->swap = !!l->swap;
+	if (l->c_flags.offset + l->c_flags.size > 8)
+		return -1;
+	for (int e = 0; e < 3; e++) {
+		struct dec_event *de = &l->ev[e];
+
+		de->min_size = 8;
+		for (int f = 0; f < DF_NR; f++) {
+			if (!at_ok(&de->f[f]))
+				return -1;
+			if (de->f[f].size &&
+			    de->f[f].offset + de->f[f].size > de->min_size)
+				de->min_size = de->f[f].offset + de->f[f].size;
+		}
+		if (de->min_size > DEC_MAX_RECORD)
+			return -1;
+	}
+	return 0;
 }
 
 void decoder_free(struct decoder *d)

@@ -40,14 +40,21 @@ struct dec_event {
 	struct dec_at f[DF_NR];
 };
 
+/* what the formats say: where each event's fields are */
+struct dec_layout {
+	struct dec_event ev[3]; /* push, pop, violation */
+	/* the common fields, size 0 when absent or beyond the first 8 bytes */
+	struct dec_at c_type, c_pid, c_flags;
+	int swap; /* the file's byte order is not the host's */
+};
+
 #define DEC_RECENT 1024
+/* the fields of a kmap_stack record lie within its first bytes */
+#define DEC_MAX_RECORD 4096
 
 struct decoder {
 	struct tep_handle *tep;
-	struct dec_event ev[3]; /* push, pop, violation */
-	int swap; /* the file's byte order is not the host's */
-	/* the common fields, size 0 when absent or beyond the first 8 bytes */
-	struct dec_at c_type, c_pid, c_flags;
+	struct dec_layout l;
 	struct htab cache; /* address -> call site */
 	/* in front of it: the last site seen at a few addresses */
 	struct {
@@ -65,8 +72,113 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, char *err,
 /* 1: ev filled, 0: not a kmap_stack record, -1: a malformed record */
 int decoder_decode(struct decoder *d, struct tep_record *rec,
 		   struct kms_event *ev);
+/*
+ * The same in steps, for a record decoded partly here and partly in
+ * another process: which event (decoder_kind(): 0 push, 1 pop,
+ * 2 violation; -1 none of them, -2 a record too short for its event), its
+ * pid, its call sites; then, from the layout alone, the other fields
+ * (dec_fields(): 0, or -1 for a malformed record).
+ */
+int dec_fields(const struct dec_layout *l, int e, const void *data,
+	       struct kms_event *ev);
+/*
+ * A layout that came from elsewhere: fields within 8 bytes, the minimum
+ * sizes made again from the fields. 0, or -1 when it is unusable.
+ */
+int dec_layout_check(struct dec_layout *l);
+/* decoder_site() when the address is not in the recent cache */
+int decoder_site_slow(struct decoder *d, unsigned int r,
+		      unsigned long long addr);
+
+/* the number at a field's place, in the file's byte order; 0 if absent */
+static inline unsigned long long
+dec_rd(const struct dec_layout *l, const struct dec_at *at, const void *data)
+{
+	const unsigned char *p = (const unsigned char *)data + at->offset;
+	unsigned long long v;
+	unsigned int v4;
+	unsigned short v2;
+
+	switch (at->size) {
+	case 1:
+		return *p;
+	case 2:
+		__builtin_memcpy(&v2, p, 2);
+		return l->swap ? __builtin_bswap16(v2) : v2;
+	case 4:
+		__builtin_memcpy(&v4, p, 4);
+		return l->swap ? __builtin_bswap32(v4) : v4;
+	case 8:
+		__builtin_memcpy(&v, p, 8);
+		return l->swap ? __builtin_bswap64(v) : v;
+	}
+	return 0;
+}
+
+static inline long long dec_rd_signed(const struct dec_layout *l,
+				      const struct dec_at *at, const void *data)
+{
+	unsigned long long v = dec_rd(l, at, data);
+	int bits = at->size * 8;
+
+	if (!at->is_signed || at->size >= 8 || !at->size)
+		return (long long)v;
+	if (v & (1ULL << (bits - 1)))
+		v |= ~0ULL << bits;
+	return (long long)v;
+}
+
+static inline int decoder_kind(struct decoder *d, struct tep_record *rec)
+{
+	const struct dec_layout *l = &d->l;
+	int type, e;
+
+	if (rec->size < 8)
+		return -1;
+	/* the common fields of the formats, read as the others are */
+	if (l->c_type.size)
+		type = (int)dec_rd(l, &l->c_type, rec->data);
+	else
+		type = tep_data_type(d->tep, rec);
+	if (type == l->ev[0].id)
+		e = 0;
+	else if (type == l->ev[1].id)
+		e = 1;
+	else if (type == l->ev[2].id)
+		e = 2;
+	else
+		return -1;
+	return rec->size < l->ev[e].min_size ? -2 : e;
+}
+
+static inline int decoder_pid(struct decoder *d, struct tep_record *rec)
+{
+	if (d->l.c_pid.size)
+		return (int)dec_rd_signed(&d->l, &d->l.c_pid, rec->data);
+	return tep_data_pid(d->tep, rec);
+}
+
 /* the call site of a kernel address, named as %pS prints it */
-int decoder_site(struct decoder *d, unsigned long long addr);
+static inline int decoder_site(struct decoder *d, unsigned long long addr)
+{
+	/* Fibonacci hashing: the high bits of the product */
+	unsigned int r = (unsigned int)((addr * 0x9e3779b97f4a7c15ULL) >> 54);
+
+	_Static_assert(DEC_RECENT == 1 << 10, "the hash gives 10 bits");
+	if (d->recent[r].addr == addr && addr)
+		return d->recent[r].site;
+	return decoder_site_slow(d, r, addr);
+}
+
+/* the site named by a field (DF_CALLER, DF_MAP_CALLER, DF_TOP_CALLER) */
+static inline int decoder_site_of(struct decoder *d, int e, const void *data,
+				  int field)
+{
+	return decoder_site(d, dec_rd(&d->l, &d->l.ev[e].f[field], data));
+}
+
+/* the command of a pid, from the trace's saved command lines */
+const char *decoder_comm(struct decoder *d, int pid);
 void decoder_free(struct decoder *d);
 
 #endif

@@ -36,24 +36,64 @@ static void progress(struct dat_ctx *c)
 	c->sink->progress(c->sink->priv, done, c->total);
 }
 
-static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
-		     int cpu, void *data)
+/* decoded here */
+static void pass_event(struct dat_ctx *c, struct tep_record *rec)
 {
-	struct dat_ctx *c = data;
 	struct kms_event ev;
-	int ret;
+	int ret = decoder_decode(&c->dec, rec, &ev);
 
-	(void)handle;
-	if (rec->missed_events)
-		c->sink->lost(c->sink->priv, cpu, rec->ts,
-			      rec->missed_events > 0 ? rec->missed_events : -1);
-	ret = decoder_decode(&c->dec, rec, &ev);
 	if (ret > 0) {
 		c->info->records++;
 		c->sink->event(c->sink->priv, &ev);
 	} else if (ret < 0) {
 		c->info->bad_records++;
 	}
+}
+
+/* decoded by the sink, but for what needs the trace libraries */
+static void pass_record(struct dat_ctx *c, struct tep_record *rec)
+{
+	struct decoder *d = &c->dec;
+	struct dat_rec r;
+
+	r.e = decoder_kind(d, rec);
+	if (r.e < 0) {
+		if (r.e == -2)
+			c->info->bad_records++;
+		return;
+	}
+	r.cpu = rec->cpu;
+	r.pid = decoder_pid(d, rec);
+	r.ts = rec->ts;
+	r.caller = decoder_site_of(d, r.e, rec->data, DF_CALLER);
+	if (r.e == 2) {
+		r.map_caller =
+			decoder_site_of(d, r.e, rec->data, DF_MAP_CALLER);
+		r.top_caller =
+			decoder_site_of(d, r.e, rec->data, DF_TOP_CALLER);
+	} else {
+		r.map_caller = r.top_caller = KMS_NO_SITE;
+	}
+	r.data = rec->data;
+	r.size = d->l.ev[r.e].min_size;
+	r.dec = d;
+	c->info->records++;
+	c->sink->record(c->sink->priv, &r);
+}
+
+static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
+		     int cpu, void *data)
+{
+	struct dat_ctx *c = data;
+
+	(void)handle;
+	if (rec->missed_events)
+		c->sink->lost(c->sink->priv, cpu, rec->ts,
+			      rec->missed_events > 0 ? rec->missed_events : -1);
+	if (c->sink->record)
+		pass_record(c, rec);
+	else
+		pass_event(c, rec);
 	if (cpu >= 0 && cpu < MAX_PROGRESS_CPUS) {
 		if (!c->first[cpu] || rec->offset < c->first[cpu])
 			c->first[cpu] = rec->offset;
@@ -107,8 +147,12 @@ int tracedat_pass(const char *path, const char *name, unsigned long long size,
 		return -1;
 	}
 	sink->clock(sink->priv, tracecmd_get_trace_clock(handle));
+	if (sink->layout)
+		sink->layout(sink->priv, &c.dec.l);
 	tracecmd_iterate_events(handle, NULL, 0, on_record, &c);
 	progress(&c);
+	if (sink->last_pass)
+		return 0;
 	decoder_free(&c.dec);
 	tracecmd_close(handle);
 	return 0;
@@ -147,7 +191,11 @@ int tracedat_direct(const char *path, unsigned long long size, struct replay *r,
 		    struct input_info *info, char *err, size_t errlen)
 {
 	struct direct d = { .r = r, .info = info };
-	struct dat_sink sink = { d_event, d_lost, d_progress, d_clock, &d };
+	struct dat_sink sink = { .event = d_event,
+				 .lost = d_lost,
+				 .progress = d_progress,
+				 .clock = d_clock,
+				 .priv = &d };
 	int ret;
 
 	info->kind = INPUT_TRACEDAT;

@@ -1,18 +1,34 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kmapstack: the pass over a trace.dat (input_tracedat.c) and where its
- * events go: the replay directly, or the stream of the protected child
- * (tracedat_child.c).
+ * events go: the replay directly (under a watchdog: tracedat_watch.c), or
+ * the stream of the protected child (tracedat_child.c).
  */
 #ifndef KMS_TRACEDAT_H
 #define KMS_TRACEDAT_H
 
+#include "decode.h"
 #include "input.h"
 #include "kms.h"
 #include "progress.h"
 
+/* a kmap_stack record, decoded only as far as the trace libraries must */
+struct dat_rec {
+	int e; /* 0 push, 1 pop, 2 violation */
+	int cpu, pid;
+	unsigned long long ts;
+	int caller, map_caller, top_caller; /* sites; the last two: violation */
+	const void *data; /* the record, its first size bytes */
+	int size; /* the event's min_size in the layout */
+	struct decoder *dec; /* for decoder_comm() */
+};
+
 struct dat_sink {
+	/* each event decoded; or, when record is set, each record as is */
 	void (*event)(void *priv, const struct kms_event *ev);
+	void (*record)(void *priv, const struct dat_rec *rec);
+	/* before the first record: where the fields are (for record) */
+	void (*layout)(void *priv, const struct dec_layout *l);
 	void (*lost)(void *priv, int cpu, unsigned long long ts,
 		     long long missed);
 	void (*progress)(void *priv, unsigned long long done,
@@ -20,6 +36,8 @@ struct dat_sink {
 	/* the trace clock of the file (trace-cmd record -C), may be NULL */
 	void (*clock)(void *priv, const char *clock);
 	void *priv;
+	/* the process ends after the pass: nothing to close or free */
+	int last_pass;
 };
 
 /* one pass: path to open, name for messages, size for progress */

@@ -4,17 +4,20 @@
  * libtracecmd do not survive every corrupt file (seen: a SEGV in an event
  * format, a SEGV in tracecmd_close() after corrupt data pages, an endless
  * loop over corrupt headers), so the one pass runs in a child process
- * that streams the decoded events through a pipe; the parent replays them
- * as they come (on a second CPU, at the same time). A child that dies is
- * a clear error; one that sends nothing for WATCHDOG_IDLE seconds is
- * killed. On a busy machine the same pass runs in this process instead,
- * under a watchdog thread (input_tracedat_any()).
+ * that writes the kmap_stack records into a ring of shared memory
+ * (ring.h), decoded only as far as the trace libraries are needed (the
+ * event, the pid, the call sites' names); the parent decodes the rest of
+ * each record with the layout of the formats that the child sent first,
+ * and replays the events as they come, on a second CPU, at the same time:
+ * the child does little beyond libtracecmd's own iteration.
+ * A child that dies is a clear error; one that sends nothing for
+ * WATCHDOG_IDLE seconds is killed. On a busy machine the same pass runs
+ * in this process instead, under a watchdog thread (tracedat_watch.c).
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,168 +27,194 @@
 
 #include "htab.h"
 #include "input.h"
+#include "ring.h"
 #include "sites.h"
 #include "tracedat.h"
 #include "xalloc.h"
 
+/* the shared ring: large enough that neither side waits on the other */
+#define RING_SIZE (1u << 20)
+
 enum msg_type {
-	M_PUSH = KMS_EV_PUSH,
-	M_POP = KMS_EV_POP,
-	M_VIOLATION = KMS_EV_VIOLATION,
-	M_LOST = 16,
-	M_SITE, /* a: site index, len: name */
-	M_COMM, /* a: pid, len: name */
-	M_PROGRESS, /* ts: bytes done */
-	M_CLOCK, /* len: name */
-	M_END, /* ts: records, addr: malformed */
-	M_ERROR, /* len: message */
+	M_PUSH = RING_PAD + 1, /* a record: struct m_rec */
+	M_POP,
+	M_VIOLATION,
+	M_LOST, /* a: cpu; x: ts, y: events missed */
+	M_SITE, /* a: the child's site index, text: its name */
+	M_COMM, /* a: pid, text: its command */
+	M_PROGRESS, /* x: bytes done */
+	M_CLOCK, /* text: the trace clock */
+	M_LAYOUT, /* text: struct dec_layout */
+	M_END, /* x: records, y: malformed */
+	M_ERROR, /* text: the message */
 };
 
-/* one message; len bytes of text follow it */
-struct msg {
-	unsigned long long ts, addr, pfn;
-	int cpu, pid, caller, map_caller, top_caller, depth, kind;
-	int a, len;
-	unsigned char type, ctx, flags;
-	signed char in_ctx;
+/*
+ * A record: 24 bytes (a violation: 32, with its map_caller and
+ * top_caller), then its first size bytes
+ */
+struct m_rec {
+	struct ring_head h;
+	uint16_t cpu; /* UINT16_MAX: one the replay has no room for */
+	uint16_t size;
+	int32_t pid, caller;
+	uint64_t ts;
 };
+
+/* anything else: 32 bytes, then tlen bytes of text */
+struct m_ctl {
+	struct ring_head h;
+	int32_t a;
+	uint32_t tlen, spare;
+	uint64_t x, y;
+};
+
+_Static_assert(sizeof(struct m_rec) == 24, "a record's head is 24 bytes");
+_Static_assert(sizeof(struct m_ctl) == 32, "a control message is 32 bytes");
+_Static_assert(sizeof(struct m_rec) + 8 + DEC_MAX_RECORD <= RING_MAX_MSG,
+	       "a record fits in a message");
+
+#define MAX_TEXT (RING_MAX_MSG - sizeof(struct m_ctl))
 
 /* the child's side */
 struct writer {
-	int fd;
-	unsigned char buf[1 << 16];
-	size_t n;
+	struct ring ring;
 	int sites_sent;
 	unsigned char *pid_sent; /* a bit per pid below PID_BITS */
 };
 
 #define PID_BITS (1 << 22)
 
-static void w_flush(struct writer *w)
+static void *w_reserve(struct writer *w, size_t len)
 {
-	unsigned char *p = w->buf;
+	void *p = ring_reserve(&w->ring, len);
 
-	while (w->n) {
-		ssize_t k = write(w->fd, p, w->n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			_exit(3); /* the parent is gone */
-		p += k;
-		w->n -= (size_t)k;
-	}
+	if (!p)
+		_exit(3); /* the parent is gone */
+	return p;
 }
 
-static void w_msg(struct writer *w, struct msg *m, const char *text)
+static void w_msg(struct writer *w, int type, int a, unsigned long long x,
+		  unsigned long long y, const void *text, size_t tlen)
 {
-	size_t len = text ? strlen(text) : 0;
+	size_t len = (sizeof(struct m_ctl) + tlen + 7) & ~(size_t)7;
+	struct m_ctl *m = w_reserve(w, len);
 
-	if (len > 4096)
-		len = 4096;
-	m->len = (int)len;
-	if (w->n + sizeof(*m) + len > sizeof(w->buf))
-		w_flush(w);
-	memcpy(w->buf + w->n, m, sizeof(*m));
-	if (len)
-		memcpy(w->buf + w->n + sizeof(*m), text, len);
-	w->n += sizeof(*m) + len;
+	memset(m, 0, sizeof(*m));
+	m->h.len = (uint16_t)len;
+	m->h.type = (uint8_t)type;
+	m->a = a;
+	m->tlen = (uint32_t)tlen;
+	m->x = x;
+	m->y = y;
+	memcpy(m + 1, text ? text : "", tlen);
+	ring_put(&w->ring, len);
+}
+
+static void w_ctl(struct writer *w, int type, int a, unsigned long long x,
+		  unsigned long long y, const char *text)
+{
+	w_msg(w, type, a, x, y, text, text ? strnlen(text, MAX_TEXT) : 0);
 }
 
 static void w_sites(struct writer *w)
 {
-	while (w->sites_sent < sites_count()) {
-		struct msg m = { .type = M_SITE, .a = w->sites_sent };
-
-		w_msg(w, &m, sites_name(w->sites_sent));
-		w->sites_sent++;
-	}
+	for (; w->sites_sent < sites_count(); w->sites_sent++)
+		w_ctl(w, M_SITE, w->sites_sent, 0, 0,
+		      sites_name(w->sites_sent));
 }
 
-static void w_event(void *priv, const struct kms_event *ev)
+static void w_comm(struct writer *w, int pid, const char *comm)
+{
+	if (pid >= 0 && pid < PID_BITS) {
+		if (w->pid_sent[pid >> 3] & (1 << (pid & 7)))
+			return;
+		w->pid_sent[pid >> 3] |= 1 << (pid & 7);
+	}
+	w_ctl(w, M_COMM, pid, 0, 0, comm);
+}
+
+static void w_record(void *priv, const struct dat_rec *r)
 {
 	struct writer *w = priv;
-	struct msg m = {
-		.ts = ev->ts,
-		.addr = ev->addr,
-		.pfn = ev->pfn,
-		.cpu = ev->cpu,
-		.pid = ev->pid,
-		.caller = ev->caller,
-		.map_caller = ev->map_caller,
-		.top_caller = ev->top_caller,
-		.depth = ev->depth,
-		.kind = ev->kind,
-		.type = (unsigned char)ev->type,
-		.ctx = (unsigned char)ev->ctx,
-		.flags = (unsigned char)ev->flags,
-		.in_ctx = (signed char)ev->in_ctx,
-	};
+	size_t extra = r->e == 2 ? 8 : 0;
+	size_t len = (sizeof(struct m_rec) + extra + (size_t)r->size + 7) &
+		     ~(size_t)7;
+	struct m_rec *m;
 
-	w_sites(w);
-	if (ev->pid < 0 || ev->pid >= PID_BITS ||
-	    !(w->pid_sent[ev->pid >> 3] & (1 << (ev->pid & 7)))) {
-		struct msg c = { .type = M_COMM, .a = ev->pid };
+	if (w->sites_sent != sites_count())
+		w_sites(w);
+	if (r->pid < 0 || r->pid >= PID_BITS ||
+	    !(w->pid_sent[r->pid >> 3] & (1 << (r->pid & 7))))
+		w_comm(w, r->pid, decoder_comm(r->dec, r->pid));
+	m = w_reserve(w, len);
+	m->h.len = (uint16_t)len;
+	m->h.type = (uint8_t)(M_PUSH + r->e);
+	m->cpu = r->cpu >= 0 && r->cpu < UINT16_MAX ? (uint16_t)r->cpu :
+						      UINT16_MAX;
+	m->size = (uint16_t)r->size;
+	m->pid = r->pid;
+	m->caller = r->caller;
+	m->ts = r->ts;
+	if (extra) {
+		int32_t callers[2] = { r->map_caller, r->top_caller };
 
-		if (ev->pid >= 0 && ev->pid < PID_BITS)
-			w->pid_sent[ev->pid >> 3] |= 1 << (ev->pid & 7);
-		w_msg(w, &c,
-		      ev->comm ? ev->comm :
-				 ev->comm_of(ev->comm_priv, ev->pid));
+		memcpy(m + 1, callers, sizeof(callers));
 	}
-	w_msg(w, &m, NULL);
+	memcpy((unsigned char *)(m + 1) + extra, r->data, (size_t)r->size);
+	ring_put(&w->ring, len);
+}
+
+static void w_layout(void *priv, const struct dec_layout *l)
+{
+	w_msg(priv, M_LAYOUT, 0, 0, 0, l, sizeof(*l));
 }
 
 static void w_lost(void *priv, int cpu, unsigned long long ts, long long n)
 {
-	struct msg m = { .type = M_LOST, .cpu = cpu, .ts = ts };
-
-	m.addr = (unsigned long long)n;
-	w_msg(priv, &m, NULL);
+	w_ctl(priv, M_LOST, cpu, ts, (unsigned long long)n, NULL);
 }
 
 static void w_progress(void *priv, unsigned long long done,
 		       unsigned long long total)
 {
-	struct msg m = { .type = M_PROGRESS, .ts = done };
-
 	(void)total;
-	w_msg(priv, &m, NULL);
-	w_flush(priv);
+	w_ctl(priv, M_PROGRESS, 0, done, 0, NULL);
+	ring_flush(&((struct writer *)priv)->ring);
 }
 
 static void w_clock(void *priv, const char *clock)
 {
-	struct msg m = { .type = M_CLOCK };
-
-	w_msg(priv, &m, clock);
+	w_ctl(priv, M_CLOCK, 0, 0, 0, clock);
 }
 
-static void child(int fd, struct input_src *src, struct input_info *info)
+static void child(struct ring *ring, struct input_src *src,
+		  struct input_info *info)
 {
 	static struct writer w;
-	struct dat_sink sink = { w_event, w_lost, w_progress, w_clock, &w };
+	struct dat_sink sink = { .record = w_record,
+				 .layout = w_layout,
+				 .lost = w_lost,
+				 .progress = w_progress,
+				 .clock = w_clock,
+				 .priv = &w,
+				 .last_pass = 1 };
 	char err[1024];
-	struct msg m = { 0 };
 	int null = open("/dev/null", O_WRONLY);
 
 	if (null >= 0)
 		dup2(null, STDERR_FILENO);
-	signal(SIGPIPE, SIG_DFL);
-	w.fd = fd;
+	w.ring = *ring;
+	ring_writer(&w.ring);
 	w.sites_sent = sites_count();
 	w.pid_sent = xcalloc(PID_BITS / 8, 1);
 	if (tracedat_pass(src->path, info->path, src->size, &sink, info, err,
-			  sizeof(err))) {
-		m.type = M_ERROR;
-		w_msg(&w, &m, err);
-	} else {
-		m.type = M_END;
-		m.ts = (unsigned long long)info->records;
-		m.addr = (unsigned long long)info->bad_records;
-		w_msg(&w, &m, NULL);
-	}
-	w_flush(&w);
+			  sizeof(err)))
+		w_ctl(&w, M_ERROR, 0, 0, 0, err);
+	else
+		w_ctl(&w, M_END, 0, (unsigned long long)info->records,
+		      (unsigned long long)info->bad_records, NULL);
+	ring_flush(&w.ring);
 	_exit(0);
 }
 
@@ -194,17 +223,28 @@ struct reader {
 	struct replay *r;
 	struct input_info *info;
 	struct progress prog;
-	int *site_map; /* the child's site -> ours */
+	/*
+	 * The child's sites: below base the table both had at the fork,
+	 * then those it sent (M_SITE), mapped to ours
+	 */
+	int base;
+	int *site_map; /* the child's site - base -> ours */
 	int nmap, cap_map;
 	struct htab comm_of; /* pid -> index in comms */
 	char (*comms)[17];
 	int ncomms, cap_comms;
-	int done;
+	struct dec_layout layout;
+	int have_layout;
+	long long bad; /* records found malformed here */
+	int done; /* 1: the end, -1: an error (err), -2: a corrupt stream */
 	char err[1024];
 };
 
 static int map_site(struct reader *rd, int s)
 {
+	if (s >= 0 && s < rd->base)
+		return s;
+	s -= rd->base;
 	return s >= 0 && s < rd->nmap ? rd->site_map[s] : KMS_NO_SITE;
 }
 
@@ -216,74 +256,118 @@ static const char *comm_of(void *priv, int pid)
 	return i >= 0 ? rd->comms[i] : NULL;
 }
 
-static void dispatch(struct reader *rd, const struct msg *m, const char *text)
+/* a record: the rest of its decoding, then the replay */
+static void replay_rec(struct reader *rd, const unsigned char *p, size_t len)
 {
+	struct m_rec m;
 	struct kms_event ev;
+	int e, extra;
 
-	switch (m->type) {
-	case M_PUSH:
-	case M_POP:
-	case M_VIOLATION:
-		memset(&ev, 0, sizeof(ev));
-		ev.type = m->type;
-		ev.ts = m->ts;
-		ev.cpu = m->cpu;
-		ev.pid = m->pid;
-		ev.comm_of = comm_of;
-		ev.comm_priv = rd;
-		ev.in_ctx = m->in_ctx;
-		ev.caller = map_site(rd, m->caller);
-		ev.map_caller = map_site(rd, m->map_caller);
-		ev.top_caller = map_site(rd, m->top_caller);
-		ev.addr = m->addr;
-		ev.pfn = m->pfn;
-		ev.depth = m->depth;
-		ev.ctx = m->ctx;
-		ev.flags = m->flags;
-		ev.kind = m->kind;
-		rd->info->last_ts = m->ts;
-		replay_event(rd->r, &ev);
-		break;
+	memcpy(&m, p, sizeof(m));
+	e = m.h.type - M_PUSH;
+	extra = e == 2 ? 8 : 0;
+	if (e < 0 || e > 2 || !rd->have_layout ||
+	    sizeof(m) + extra + m.size > len ||
+	    m.size < rd->layout.ev[e].min_size) {
+		rd->done = -2;
+		return;
+	}
+	if (dec_fields(&rd->layout, e, p + sizeof(m) + extra, &ev)) {
+		rd->bad++;
+		return;
+	}
+	ev.ts = m.ts;
+	ev.cpu = m.cpu;
+	ev.pid = m.pid;
+	ev.comm = NULL;
+	ev.comm_of = comm_of;
+	ev.comm_priv = rd;
+	ev.caller = map_site(rd, m.caller);
+	if (extra) {
+		int32_t callers[2];
+
+		memcpy(callers, p + sizeof(m), sizeof(callers));
+		ev.map_caller = map_site(rd, callers[0]);
+		ev.top_caller = map_site(rd, callers[1]);
+	} else {
+		ev.map_caller = ev.top_caller = KMS_NO_SITE;
+	}
+	rd->info->last_ts = m.ts;
+	replay_event(rd->r, &ev);
+}
+
+static void add_site(struct reader *rd, int s, const char *name, size_t len)
+{
+	s -= rd->base;
+	if (s < 0 || s > (1 << 28))
+		return;
+	if (s >= rd->nmap) {
+		rd->site_map =
+			xgrow(rd->site_map, &rd->cap_map, s + 1, sizeof(int));
+		for (int i = rd->nmap; i <= s; i++)
+			rd->site_map[i] = KMS_NO_SITE;
+		rd->nmap = s + 1;
+	}
+	rd->site_map[s] = sites_intern(name, len);
+}
+
+static void dispatch(struct reader *rd, const void *p, size_t len)
+{
+	const char *text = (const char *)p + sizeof(struct m_ctl);
+	struct m_ctl m;
+	int tlen;
+
+	if (len >= sizeof(struct m_rec) &&
+	    (unsigned int)(((const struct ring_head *)p)->type - M_PUSH) <= 2) {
+		replay_rec(rd, p, len);
+		return;
+	}
+	if (len < sizeof(m))
+		return;
+	memcpy(&m, p, sizeof(m));
+	tlen = m.tlen < len - sizeof(m) ? (int)m.tlen : (int)(len - sizeof(m));
+	switch (m.h.type) {
 	case M_LOST:
-		replay_lost(rd->r, m->cpu, m->ts, (long long)m->addr);
+		replay_lost(rd->r, m.a, m.x, (long long)m.y);
 		break;
 	case M_SITE:
-		if (m->a < 0 || m->a > (1 << 28))
-			break;
-		if (m->a >= rd->nmap) {
-			rd->site_map = xgrow(rd->site_map, &rd->cap_map,
-					     m->a + 1, sizeof(int));
-			for (int i = rd->nmap; i <= m->a; i++)
-				rd->site_map[i] = KMS_NO_SITE;
-			rd->nmap = m->a + 1;
-		}
-		rd->site_map[m->a] = sites_intern(text, (size_t)m->len);
+		add_site(rd, m.a, text, (size_t)tlen);
 		break;
 	case M_COMM:
 		rd->comms = xgrow(rd->comms, &rd->cap_comms, rd->ncomms + 1,
 				  sizeof(*rd->comms));
 		snprintf(rd->comms[rd->ncomms], sizeof(rd->comms[0]), "%.*s",
-			 m->len, text);
-		htab_add(&rd->comm_of, (uint64_t)(unsigned int)m->a,
+			 tlen, text);
+		htab_add(&rd->comm_of, (uint64_t)(unsigned int)m.a,
 			 rd->ncomms++);
 		break;
 	case M_PROGRESS:
-		progress_update(&rd->prog, m->ts);
+		progress_update(&rd->prog, m.x);
 		break;
 	case M_CLOCK: {
 		char clock[64];
 
-		snprintf(clock, sizeof(clock), "%.*s", m->len, text);
+		snprintf(clock, sizeof(clock), "%.*s", tlen, text);
 		input_set_clock(rd->info, clock);
 		break;
 	}
+	case M_LAYOUT:
+		if (m.tlen != sizeof(rd->layout) || (size_t)tlen < m.tlen) {
+			rd->done = -2;
+			break;
+		}
+		memcpy(&rd->layout, text, sizeof(rd->layout));
+		if (dec_layout_check(&rd->layout))
+			rd->done = -2;
+		rd->have_layout = 1;
+		break;
 	case M_END:
-		rd->info->records = (long long)m->ts;
-		rd->info->bad_records = (long long)m->addr;
+		rd->info->records = (long long)m.x - rd->bad;
+		rd->info->bad_records = (long long)m.y + rd->bad;
 		rd->done = 1;
 		break;
 	case M_ERROR:
-		snprintf(rd->err, sizeof(rd->err), "%.*s", m->len, text);
+		snprintf(rd->err, sizeof(rd->err), "%.*s", tlen, text);
 		rd->done = -1;
 		break;
 	}
@@ -297,73 +381,69 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* read the child's stream until its end; 0, or -1 if it stopped early */
-static int read_stream(struct reader *rd, int fd, int *stuck)
+/* the messages there; -1 if the ring is corrupt */
+static int drain(struct reader *rd, struct ring *ring, int *got)
 {
-	size_t cap = 1 << 20, have = 0;
-	unsigned char *buf = xmalloc(cap);
+	size_t len = 0, since = 0;
+	const void *p;
+
+	while (!rd->done && (p = ring_next(ring, &len))) {
+		dispatch(rd, p, len);
+		*got = 1;
+		/* room back for the child now and then, not per message */
+		since += len;
+		if (since >= RING_SIZE / 8) {
+			ring_done(ring);
+			since = 0;
+		}
+	}
+	ring_done(ring);
+	return len == (size_t)-1 ? -1 : 0;
+}
+
+/* read the child's stream until its end; 0, or -1 if it stopped early */
+static int read_stream(struct reader *rd, struct ring *ring, int *stuck)
+{
 	double last = now();
-	int ret = 0;
 
 	for (;;) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		size_t off = 0;
-		ssize_t n;
-		int pr = poll(&pfd, 1, 1000);
+		int got = 0, woke;
 
-		if (pr < 0 && errno != EINTR)
-			break;
-		if (pr <= 0) {
-			if (now() - last >= WATCHDOG_IDLE) {
-				*stuck = 1;
-				ret = -1;
-				break;
-			}
-			continue;
+		if (drain(rd, ring, &got))
+			return -1;
+		if (rd->done)
+			return 0;
+		if (got)
+			last = now();
+		woke = ring_wait(ring, 1000);
+		if (woke < 0) {
+			/* the child is gone: what it wrote before is there */
+			if (drain(rd, ring, &got))
+				return -1;
+			return rd->done ? 0 : -1;
 		}
-		n = read(fd, buf + have, cap - have);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			ret = rd->done ? 0 : -1;
-			break;
+		if (!woke && now() - last >= WATCHDOG_IDLE) {
+			*stuck = 1;
+			return -1;
 		}
-		last = now();
-		have += (size_t)n;
-		while (have - off >= sizeof(struct msg)) {
-			struct msg m;
-
-			memcpy(&m, buf + off, sizeof(m));
-			if (m.len < 0 || m.len > 4096)
-				goto out;
-			if (have - off < sizeof(m) + (size_t)m.len)
-				break;
-			dispatch(rd, &m, (const char *)buf + off + sizeof(m));
-			off += sizeof(m) + (size_t)m.len;
-		}
-		memmove(buf, buf + off, have - off);
-		have -= off;
 	}
-out:
-	free(buf);
-	return ret;
 }
 
 int input_tracedat(struct input_src *src, struct replay *r,
 		   struct input_info *info, char *err, size_t errlen)
 {
 	struct reader rd = { .r = r, .info = info };
-	int pfd[2], status, stuck = 0, ret;
+	struct ring ring;
+	int status, stuck = 0, ret;
 	pid_t pid;
 
 	info->kind = INPUT_TRACEDAT;
-	if (pipe2(pfd, O_CLOEXEC)) {
-		snprintf(err, errlen, "%s: cannot read: pipe: %s", info->path,
-			 strerror(errno));
+	rd.base = sites_count();
+	if (ring_init(&ring, RING_SIZE)) {
+		snprintf(err, errlen, "%s: cannot read: shared memory: %s",
+			 info->path, strerror(errno));
 		return -1;
 	}
-	/* fewer, larger writes and reads: the events come in 64 KiB blocks */
-	fcntl(pfd[0], F_SETPIPE_SZ, 1 << 20);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -371,21 +451,18 @@ int input_tracedat(struct input_src *src, struct replay *r,
 		snprintf(err, errlen,
 			 "%s: cannot check this trace.dat: fork: %s",
 			 info->path, strerror(errno));
-		close(pfd[0]);
-		close(pfd[1]);
+		ring_free(&ring);
 		return -1;
 	}
-	if (pid == 0) {
-		close(pfd[0]);
-		child(pfd[1], src, info);
-	}
-	close(pfd[1]);
+	if (pid == 0)
+		child(&ring, src, info);
+	ring_reader(&ring);
 	htab_init(&rd.comm_of);
 	progress_start(&rd.prog, info->progress, info->path, src->size);
-	ret = read_stream(&rd, pfd[0], &stuck);
+	ret = read_stream(&rd, &ring, &stuck);
 	progress_end(&rd.prog);
-	close(pfd[0]);
-	if (stuck)
+	ring_free(&ring);
+	if (rd.done != 1)
 		kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
@@ -394,10 +471,11 @@ int input_tracedat(struct input_src *src, struct replay *r,
 			 "%s: cannot read this trace.dat (corrupt: the "
 			 "trace-cmd library made no progress for %d s)",
 			 info->path, WATCHDOG_IDLE);
-	} else if (rd.done < 0) {
+	} else if (rd.done == -1) {
 		snprintf(err, errlen, "%s", rd.err);
 		ret = -1;
-	} else if (ret || !WIFEXITED(status) || WEXITSTATUS(status)) {
+	} else if (ret || rd.done != 1 || !WIFEXITED(status) ||
+		   WEXITSTATUS(status)) {
 		tracedat_corrupt(info->path, err, errlen);
 		ret = -1;
 	}
@@ -405,84 +483,4 @@ int input_tracedat(struct input_src *src, struct replay *r,
 	free(rd.comms);
 	htab_free(&rd.comm_of);
 	return ret;
-}
-
-/*
- * The pass in this process, with a watchdog thread on its progress: no
- * pipe, no second process, less CPU in all. A crash of the trace libraries
- * is caught by kmapstack's fault handler (main.c: one line, exit 2).
- */
-static volatile int watch_done;
-static const char *watch_path;
-
-static void *watchdog(void *arg)
-{
-	unsigned long long last = tracedat_records_seen();
-	double since = now();
-
-	(void)arg;
-	while (!__atomic_load_n(&watch_done, __ATOMIC_RELAXED)) {
-		unsigned long long n;
-
-		usleep(100 * 1000);
-		n = tracedat_records_seen();
-		if (n != last) {
-			last = n;
-			since = now();
-		} else if (now() - since >= WATCHDOG_IDLE) {
-			fprintf(stderr,
-				"kmapstack: %s: cannot read this trace.dat "
-				"(corrupt: the trace-cmd library made no "
-				"progress for %d s)\n",
-				watch_path, WATCHDOG_IDLE);
-			_exit(2);
-		}
-	}
-	return NULL;
-}
-
-static int input_tracedat_watched(struct input_src *src, struct replay *r,
-				  struct input_info *info, char *err,
-				  size_t errlen)
-{
-	pthread_t th;
-	int ret, have_thread;
-
-	watch_done = 0;
-	watch_path = info->path;
-	have_thread = !pthread_create(&th, NULL, watchdog, NULL);
-	ret = tracedat_direct(src->path, src->size, r, info, err, errlen);
-	__atomic_store_n(&watch_done, 1, __ATOMIC_RELAXED);
-	if (have_thread)
-		pthread_join(th, NULL);
-	return ret;
-}
-
-/*
- * The child's pass pays off when a second core is free to run the replay
- * beside it; on a busy machine (or one core) the pass in this process costs
- * less. KMAPSTACK_PASS=child or direct chooses.
- */
-int tracedat_use_child(void)
-{
-	const char *e = getenv("KMAPSTACK_PASS");
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	double load;
-
-	if (e && !strcmp(e, "child"))
-		return 1;
-	if (e && !strcmp(e, "direct"))
-		return 0;
-	if (ncpu < 2 || getloadavg(&load, 1) != 1)
-		return ncpu >= 2;
-	return load <= (double)ncpu - 1;
-}
-
-int input_tracedat_any(struct input_src *src, struct replay *r,
-		       struct input_info *info, char *err, size_t errlen)
-{
-	if (tracedat_use_child())
-		return input_tracedat(src, r, info, err, errlen);
-	info->kind = INPUT_TRACEDAT;
-	return input_tracedat_watched(src, r, info, err, errlen);
 }
