@@ -108,18 +108,20 @@ static int task_key(int pid, int cpu)
 	return pid > 0 ? pid : -(cpu + 1);
 }
 
-static struct task *get_task(struct replay *r, int pid, int cpu,
+static struct task *get_task(struct replay *r, struct cpu *c, int pid, int cpu,
 			     const struct kms_event *ev, int *created)
 {
 	const char *comm = ev ? ev->comm : NULL;
-
-	int key = task_key(pid, cpu);
-	int i = htab_get(&r->task_of, (uint64_t)(int64_t)key);
-	struct task *t;
+	int key = task_key(pid, cpu), i;
+	struct task *t = c->last_task;
 
 	*created = 0;
-	if (i >= 0) {
-		t = r->tasks[i];
+	/* most events are of the task that ran the CPU's last one */
+	if (!t || t->key != key) {
+		i = htab_get(&r->task_of, (uint64_t)(int64_t)key);
+		t = i >= 0 ? r->tasks[i] : NULL;
+	}
+	if (t) {
 		if (comm && comm[0] && strcmp(t->comm, comm))
 			strncpy(t->comm, comm, sizeof(t->comm) - 1);
 		return t;
@@ -304,7 +306,8 @@ static void record_hold(struct replay *r, const struct entry *e,
 {
 	struct hold_rec h;
 
-	if (e->placeholder || ev->ts < e->ts)
+	if (e->placeholder || ev->ts < e->ts ||
+	    !stats_hold_time(r->st, ev->ts - e->ts, e->site))
 		return;
 	memset(&h, 0, sizeof(h));
 	h.ns = ev->ts - e->ts;
@@ -316,7 +319,7 @@ static void record_hold(struct replay *r, const struct entry *e,
 	memcpy(h.comm, t->comm, sizeof(h.comm));
 	h.ctx = e->ctx;
 	h.file = r->file;
-	stats_hold(r->st, &h);
+	stats_hold_keep(r->st, &h);
 }
 
 static int nesting(struct task *t, struct cpu *c)
@@ -799,7 +802,7 @@ void replay_event(struct replay *r, const struct kms_event *ev)
 	}
 	c = get_cpu(r, ev->cpu);
 	c->seen = 1;
-	t = get_task(r, ev->pid, ev->cpu, ev, &created);
+	t = get_task(r, c, ev->pid, ev->cpu, ev, &created);
 	task_touch(r, t, c, created);
 	r->st->events++;
 

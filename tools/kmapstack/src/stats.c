@@ -147,16 +147,28 @@ static void heap_up(struct hold_rec *h, int i)
 	}
 }
 
-void stats_hold(struct stats *s, const struct hold_rec *h)
+int stats_hold_time(struct stats *s, uint64_t ns, int map_site)
 {
-	struct site_stats *ss = stats_site(s, h->map_site);
+	struct site_stats *ss = stats_site(s, map_site);
 
 	if (ss)
-		hist_add(&ss->hold, h->ns);
-	hist_add(&s->holds, h->ns);
-	if (h->ns < s->threshold || s->top <= 0)
-		return;
+		hist_add(&ss->hold, ns);
+	hist_add(&s->holds, ns);
+	if (ns < s->threshold || s->top <= 0)
+		return 0;
 	s->over_threshold++;
+	/* one of the longest so far? */
+	return s->nheap < s->top || ns > s->heap[0].ns;
+}
+
+void stats_hold(struct stats *s, const struct hold_rec *h)
+{
+	if (stats_hold_time(s, h->ns, h->map_site))
+		stats_hold_keep(s, h);
+}
+
+void stats_hold_keep(struct stats *s, const struct hold_rec *h)
+{
 	if (!s->heap)
 		s->heap = xcalloc(s->top, sizeof(*s->heap));
 	if (s->nheap < s->top) {
@@ -222,6 +234,27 @@ static void tl_fold(struct stats *s)
 	}
 	s->tl_width *= 2;
 	s->tl_used = (s->tl_used + 1) / 2;
+	s->tl_hi = 0; /* the buckets moved */
+}
+
+/* the timeline bucket of a time, folding the timeline when it is past */
+static int tl_bucket(struct stats *s, unsigned long long ts)
+{
+	unsigned long long b;
+
+	if (ts >= s->tl_lo && ts < s->tl_hi)
+		return s->tl_b;
+	if (ts < s->tl_t0)
+		return 0;
+	b = (ts - s->tl_t0) / s->tl_width;
+	while (b >= TL_BUCKETS) {
+		tl_fold(s);
+		b = (ts - s->tl_t0) / s->tl_width;
+	}
+	s->tl_b = (int)b;
+	s->tl_lo = s->tl_t0 + b * s->tl_width;
+	s->tl_hi = s->tl_lo + s->tl_width;
+	return s->tl_b;
 }
 
 void stats_nesting(struct stats *s, int cpu, unsigned long long ts, int total)
@@ -241,11 +274,7 @@ void stats_nesting(struct stats *s, int cpu, unsigned long long ts, int total)
 		c->tl_sum = xcalloc(TL_BUCKETS, sizeof(*c->tl_sum));
 		c->tl_n = xcalloc(TL_BUCKETS, sizeof(*c->tl_n));
 	}
-	b = ts < s->tl_t0 ? 0 : (ts - s->tl_t0) / s->tl_width;
-	while (b >= TL_BUCKETS) {
-		tl_fold(s);
-		b = (ts - s->tl_t0) / s->tl_width;
-	}
+	b = tl_bucket(s, ts);
 	if ((int)b + 1 > s->tl_used)
 		s->tl_used = (int)b + 1;
 	if (total > 65535)

@@ -66,6 +66,9 @@ struct stats {
 	int tl_started;
 	unsigned long long tl_t0, tl_width;
 	int tl_used;
+	/* the bucket of the last event and its times [tl_lo, tl_hi) */
+	unsigned long long tl_lo, tl_hi;
+	int tl_b;
 };
 
 void stats_init(struct stats *s, int top, uint64_t threshold);
@@ -73,6 +76,13 @@ void stats_init(struct stats *s, int top, uint64_t threshold);
 int stats_push(struct stats *s, int cpu, int site, int atomic, int depth,
 	       int parent_node);
 void stats_hold(struct stats *s, const struct hold_rec *h);
+/*
+ * The same in two steps, the record made only when it is kept: the
+ * histograms and the count over the threshold; and, when that returned 1
+ * (the hold is one of the longest so far), the longest holds.
+ */
+int stats_hold_time(struct stats *s, uint64_t ns, int map_site);
+void stats_hold_keep(struct stats *s, const struct hold_rec *h);
 /* the nesting of all stacks of a CPU after an event */
 void stats_nesting(struct stats *s, int cpu, unsigned long long ts, int total);
 struct site_stats *stats_site(struct stats *s, int site);
