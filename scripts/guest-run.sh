@@ -11,6 +11,11 @@
 # output directory, which is the one writable host directory (same path in
 # the guest and on the host; $KMS_OUT names it).  The guest powers off after
 # the command; QEMU has a hard timeout.  Boots with kunit.enable=0.
+# With --root DIR the shared root is DIR instead of the host's (e.g. an
+# i386 Debian root made by scripts/world/mkroot-i386.sh, with --arch i386):
+# the output directory's path is made in DIR as its mount point, SCRIPT is
+# copied into the output directory and run from there; anything else the
+# command reads must be in DIR or in the output directory.
 #
 # Options:
 #   -c, --command CMD   run the bash command CMD instead of a script
@@ -25,8 +30,15 @@
 #   -k, --kernel FILE   kernel (default $KMAPSTACK_OUT/arch/x86/boot/bzImage)
 #   -v, --verbose       show the guest console live (default: print output.log after)
 #       --accel A       tcg (default) | kvm | auto, passed to boot.sh
-# Environment: KMAPSTACK_OUT (kernel build dir, default build/out-x86_64; its
-#   .config must have the guest.config options), and boot.sh's variables.
+#       --arch A        x86_64 (default) | i386: the guest's arch (boot.sh
+#                       ARCH, the busybox of the initramfs; i386: default
+#                       memory 3G, so that highmem exists)
+#       --root DIR      share DIR as the root instead of the host's / (its
+#                       /bin/bash must be a binary of the guest's arch)
+# Environment: KMAPSTACK_OUT (kernel build dir, default build/out-x86_64,
+#   build/out-i386 with --arch i386; its .config must have 9p, virtio-pci
+#   and devtmpfs: the guest.config options, or the check-world kernels'
+#   scripts/configs/world/common.config), and boot.sh's variables.
 # Exit status: the command's own status; 125 if the guest did not run it
 #   (boot failure, panic, timeout, setup error: see console.log).
 set -euo pipefail
@@ -35,8 +47,7 @@ set -euo pipefail
 usage() { kms_help; }
 case "${1:-}" in -h|--help) usage; exit 0 ;; esac
 
-kout=${KMAPSTACK_OUT:-$KMS_BUILD/out-x86_64}
-kernel= out= cmd= timeout_s=600 mem=2G smp=2 verbose=0 qmp= accel=tcg
+kernel= out= cmd= timeout_s=600 mem= smp=2 verbose=0 qmp= accel=tcg arch=x86_64 root=/
 appends=() qargs=()
 need() { [ $# -ge 2 ] || die "option $1 needs an argument"; }
 while [ $# -gt 0 ]; do
@@ -52,6 +63,8 @@ while [ $# -gt 0 ]; do
 	-k|--kernel)   need "$@"; kernel=$2; shift ;;
 	-v|--verbose)  verbose=1 ;;
 	--accel)       need "$@"; accel=$2; shift ;;
+	--arch)        need "$@"; arch=$2; shift ;;
+	--root)        need "$@"; root=$2; shift ;;
 	-h|--help)     usage; exit 0 ;;
 	--)            shift; break ;;
 	-*)            die "unknown option '$1' (see --help)" ;;
@@ -67,9 +80,33 @@ if [ -z "$cmd" ]; then
 else
 	[ $# = 0 ] || die "-c COMMAND takes no further arguments"
 fi
+kout=${KMAPSTACK_OUT:-$KMS_BUILD/out-$arch}
+case "$arch" in
+x86_64) mem=${mem:-2G}
+	hint="KMAPSTACK_OUT=$kout scripts/build-kernel.sh x86_64   (make kernel-x86_64)" ;;
+i386)	mem=${mem:-3G}
+	hint="scripts/world/build.sh 686-pae, and KMAPSTACK_OUT=$KMS_BUILD/world/out-686-pae (the i386 test kernel has no 9p)" ;;
+*)	die "unsupported --arch '$arch' (x86_64, i386)" ;;
+esac
 kernel=${kernel:-$kout/arch/x86/boot/bzImage}
 [ -f "$kernel" ] || die "kernel $kernel not found: build it with
-  KMAPSTACK_OUT=$kout scripts/build-kernel.sh x86_64   (make kernel-x86_64)"
+  $hint"
+
+# The shared root: its bash must run on the guest's arch.
+[ -d "$root" ] || die "root directory '$root' not found"
+root=$(cd "$root" && pwd -P)
+case "$root" in *[[:space:],]*) die "root directory '$root' contains white space or a comma" ;; esac
+if [ "$root" != / ]; then
+	[ -e "$root/bin/bash" ] || die "$root has no /bin/bash (for i386: scripts/world/mkroot-i386.sh $root)"
+	case "$arch" in
+	x86_64) want='Class:.*ELF64|Machine:.*X86-64' ;;
+	i386)   want='Class:.*ELF32|Machine:.*80386' ;;
+	esac
+	bash_bin=$(cd "$root" && readlink -f "$root/bin/bash")
+	case "$bash_bin" in "$root"/*) ;; *) bash_bin=$root/usr/bin/bash ;; esac
+	[ "$(readelf -h "$bash_bin" 2>/dev/null | grep -cE "$want")" = 2 ] ||
+		die "$bash_bin is not an $arch binary (readelf -h: want ${want//|/ and }): the root does not fit --arch $arch"
+fi
 
 # The kernel must have what the 9p root and the tools need.
 cfg=$(dirname "$kernel")/../../../.config
@@ -79,7 +116,7 @@ if [ -f "$cfg" ]; then
 		grep -qx "CONFIG_$s=y" "$cfg" || missing="$missing $s"
 	done
 	[ -z "$missing" ] || die "kernel $kernel lacks CONFIG_{${missing# }} (not built with scripts/configs/guest.config): build it with
-  KMAPSTACK_OUT=$kout scripts/build-kernel.sh x86_64   (make kernel-x86_64)"
+  $hint"
 fi
 
 if [ -z "$out" ]; then
@@ -90,6 +127,15 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 case "$out" in *[[:space:]]*) die "output directory '$out' contains white space" ;; esac
 rm -f "$out/status" "$out/output.log" "$out/dmesg.txt"
+if [ "$root" != / ]; then
+	# another root: the output directory's mount point, and SCRIPT in it
+	case "$out" in "$root"/*|"$root") die "output directory $out is inside the shared root $root" ;; esac
+	mkdir -p "$root$out" || die "cannot make the mount point $root$out"
+	if [ -z "$cmd" ] && [ "$script" != "$out/$(basename "$script")" ]; then
+		cp "$script" "$out/" || die "cannot copy $script into $out"
+		script=$out/$(basename "$script")
+	fi
+fi
 {
 	echo '# written by scripts/guest-run.sh; run by bash inside the guest chroot'
 	if [ -n "$cmd" ]; then
@@ -101,13 +147,13 @@ rm -f "$out/status" "$out/output.log" "$out/dmesg.txt"
 
 # Initramfs: the harness's, with the chroot runner as its run script.
 initrd=$out/initramfs.cpio
-KMAPSTACK_RUN=$KMS_SCRIPTS/guest/chroot-run.sh "$KMS_SCRIPTS/mkinitramfs.sh" "$initrd" x86_64 \
+KMAPSTACK_RUN=$KMS_SCRIPTS/guest/chroot-run.sh "$KMS_SCRIPTS/mkinitramfs.sh" "$initrd" "$arch" \
 	2> "$out/mkinitramfs.log" || { cat "$out/mkinitramfs.log" >&2; die "mkinitramfs.sh failed"; }
 
-bootargs=(x86_64 -k "$kernel" -i "$initrd" -l "$out/console.log" -t "$timeout_s"
+bootargs=("$arch" -k "$kernel" -i "$initrd" -l "$out/console.log" -t "$timeout_s"
 	-m "$mem" --smp "$smp" --accel "$accel"
 	-a "kunit.enable=0 kmapstack.out=$out" "${appends[@]}"
-	-q -virtfs -q "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+	-q -virtfs -q "local,path=$root,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 	-q -virtfs -q "local,path=$out,mount_tag=kmsout,security_model=none,multidevs=remap"
 	-q -device -q vmcoreinfo "${qargs[@]}")
 if [ -n "$qmp" ]; then
@@ -115,7 +161,9 @@ if [ -n "$qmp" ]; then
 	bootargs+=(-q -qmp -q "unix:$qmp,server=on,wait=off")
 fi
 
-info "running ${script:-"-c '$cmd'"} in the guest (timeout ${timeout_s}s), output in $out"
+where=
+[ "$root" = / ] && [ "$arch" = x86_64 ] || where=" ($arch, root $root)"
+info "running ${script:-"-c '$cmd'"} in the guest$where (timeout ${timeout_s}s), output in $out"
 t0=$(now)
 brc=0
 if [ "$verbose" = 1 ]; then

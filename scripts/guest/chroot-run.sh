@@ -2,7 +2,8 @@
 # Guest side of scripts/guest-run.sh (busybox sh, baked into the initramfs as
 # /etc/kmapstack/run and started by /init after its mounts).
 #
-# Mounts the host root (9p tag 'hostroot', read-only) on /newroot, the run's
+# Mounts the shared root (9p tag 'hostroot', read-only: the host's /, or the
+# directory of guest-run.sh --root) on /newroot, the run's
 # output directory (9p tag 'kmsout', writable) at its host path inside it,
 # gives the chroot writable tmpfs for /tmp /run /var/tmp /var/log /root and
 # /home, the kernel file systems, then runs OUTDIR/cmd.sh with Debian's bash
@@ -25,7 +26,7 @@ R=/newroot
 mkdir -p $R
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000 hostroot $R ||
 	fail "cannot mount the 9p host root (tag hostroot)" 101
-[ -d "$R$out" ] || fail "output directory $out does not exist in the host root" 102
+[ -d "$R$out" ] || fail "output directory $out does not exist in the shared root" 102
 
 mount -t proc proc $R/proc || fail "mount proc"
 mount -t sysfs sysfs $R/sys || fail "mount sysfs"
