@@ -4,7 +4,9 @@
  * libtraceevent: records decoded into events for a sink (the replay, or
  * the stream of the protected child: tracedat_child.c).
  */
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <trace-cmd.h>
@@ -12,6 +14,7 @@
 #include "decode.h"
 #include "input.h"
 #include "tracedat.h"
+#include "xalloc.h"
 
 /* exported by libtracecmd, not declared in its header */
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
@@ -122,6 +125,22 @@ unsigned long long tracedat_records_seen(void)
 	return __atomic_load_n(&c.n, __ATOMIC_RELAXED);
 }
 
+/* the records of the sink's CPUs, in time order */
+static void iterate(struct tracecmd_input *handle, const struct dat_sink *sink)
+{
+	size_t size = CPU_ALLOC_SIZE(DAT_PART_CPUS);
+	cpu_set_t *cpus = NULL;
+
+	if (sink->parts > 1) {
+		cpus = xmalloc(size);
+		CPU_ZERO_S(size, cpus);
+		for (int i = sink->part; i < DAT_PART_CPUS; i += sink->parts)
+			CPU_SET_S(i, size, cpus);
+	}
+	tracecmd_iterate_events(handle, cpus, (int)size, on_record, &c);
+	free(cpus);
+}
+
 int tracedat_pass(const char *path, const char *name, unsigned long long size,
 		  const struct dat_sink *sink, struct input_info *info,
 		  char *err, size_t errlen)
@@ -149,7 +168,7 @@ int tracedat_pass(const char *path, const char *name, unsigned long long size,
 	sink->clock(sink->priv, tracecmd_get_trace_clock(handle));
 	if (sink->layout)
 		sink->layout(sink->priv, &c.dec.l);
-	tracecmd_iterate_events(handle, NULL, 0, on_record, &c);
+	iterate(handle, sink);
 	progress(&c);
 	if (sink->last_pass)
 		return 0;

@@ -38,7 +38,12 @@ struct dat_sink {
 	void *priv;
 	/* the process ends after the pass: nothing to close or free */
 	int last_pass;
+	/* the CPUs to read: those c with c % parts == part (parts 0: all) */
+	int part, parts;
 };
+
+/* a share of the CPUs counts those below this */
+#define DAT_PART_CPUS 65536
 
 /* one pass: path to open, name for messages, size for progress */
 int tracedat_pass(const char *path, const char *name, unsigned long long size,
