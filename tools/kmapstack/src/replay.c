@@ -83,22 +83,27 @@ static void stack_init(struct kstack *s)
 	s->gap = -1;
 }
 
-static struct cpu *get_cpu(struct replay *r, int cpu)
+static struct cpu *grow_cpus(struct replay *r, int cpu);
+
+static inline struct cpu *get_cpu(struct replay *r, int cpu)
 {
-	if (cpu >= r->ncpus) {
-		int n = cpu + 1;
+	return cpu < r->ncpus ? &r->cpus[cpu] : grow_cpus(r, cpu);
+}
 
-		r->cpus = xrealloc(r->cpus, sizeof(*r->cpus) * n);
-		for (int i = r->ncpus; i < n; i++) {
-			struct cpu *c = &r->cpus[i];
+static struct cpu *grow_cpus(struct replay *r, int cpu)
+{
+	int n = cpu + 1;
 
-			memset(c, 0, sizeof(*c));
-			for (int x = 0; x < KMS_CTX_NR; x++)
-				stack_init(&c->irq[x]);
-			c->gap = -1;
-		}
-		r->ncpus = n;
+	r->cpus = xrealloc(r->cpus, sizeof(*r->cpus) * n);
+	for (int i = r->ncpus; i < n; i++) {
+		struct cpu *c = &r->cpus[i];
+
+		memset(c, 0, sizeof(*c));
+		for (int x = 0; x < KMS_CTX_NR; x++)
+			stack_init(&c->irq[x]);
+		c->gap = -1;
 	}
+	r->ncpus = n;
 	return &r->cpus[cpu];
 }
 
@@ -164,7 +169,8 @@ static void stack_push(struct kstack *s, const struct entry *e)
 
 static void stack_remove(struct kstack *s, int i)
 {
-	memmove(&s->e[i], &s->e[i + 1], sizeof(*s->e) * (s->n - i - 1));
+	if (i < s->n - 1)
+		memmove(&s->e[i], &s->e[i + 1], sizeof(*s->e) * (s->n - i - 1));
 	s->n--;
 }
 
@@ -396,8 +402,19 @@ static void kernel_only(struct replay *r, struct cpu *c, int cpu,
 	}
 }
 
-static void flush_pending(struct replay *r, struct cpu *c, int cpu,
-			  int only_leaks, struct task *t)
+static void flush_pending_now(struct replay *r, struct cpu *c, int cpu,
+			      int only_leaks, struct task *t);
+
+/* most events find no kernel report waiting */
+static inline void flush_pending(struct replay *r, struct cpu *c, int cpu,
+				 int only_leaks, struct task *t)
+{
+	if (c->npend)
+		flush_pending_now(r, c, cpu, only_leaks, t);
+}
+
+static void flush_pending_now(struct replay *r, struct cpu *c, int cpu,
+			      int only_leaks, struct task *t)
 {
 	for (int i = 0; i < c->npend;) {
 		if (only_leaks && !kms_kind_is_leak(c->pend[i].kind)) {
@@ -424,10 +441,14 @@ static void flush_pending(struct replay *r, struct cpu *c, int cpu,
 static void cross_check(struct replay *r, struct cpu *c, int cpu, int idx,
 			int have_finding, struct task *t, int unsynced)
 {
-	int k = pending_take(c, 0);
-	struct finding *x = findings_get(r->f, idx);
+	int k;
+	struct finding *x;
 	struct pending p;
 
+	if (!have_finding && !c->npend)
+		return; /* the normal case: nothing to match */
+	k = pending_take(c, 0);
+	x = findings_get(r->f, idx);
 	if (k < 0) {
 		if (have_finding) {
 			r->f->replay_only++;

@@ -21,33 +21,41 @@ void stats_init(struct stats *s, int top, uint64_t threshold)
 	htab_init(&s->t_child);
 }
 
+static struct site_stats *grow_sites(struct stats *s, int site);
+
 struct site_stats *stats_site(struct stats *s, int site)
 {
 	if (site < 0)
 		return NULL;
-	if (site >= s->nsites) {
-		int n = s->nsites ? s->nsites : 64;
+	return site < s->nsites ? &s->sites[site] : grow_sites(s, site);
+}
 
-		while (n <= site)
-			n *= 2;
-		s->sites = xrealloc(s->sites, sizeof(*s->sites) * n);
-		memset(s->sites + s->nsites, 0,
-		       sizeof(*s->sites) * (n - s->nsites));
-		s->nsites = n;
-	}
+static struct site_stats *grow_sites(struct stats *s, int site)
+{
+	int n = s->nsites ? s->nsites : 64;
+
+	while (n <= site)
+		n *= 2;
+	s->sites = xrealloc(s->sites, sizeof(*s->sites) * n);
+	memset(s->sites + s->nsites, 0, sizeof(*s->sites) * (n - s->nsites));
+	s->nsites = n;
 	return &s->sites[site];
 }
 
-static struct cpu_stats *cpu_stats(struct stats *s, int cpu)
-{
-	if (cpu >= s->ncpus) {
-		int n = cpu + 1;
+static struct cpu_stats *grow_cpus(struct stats *s, int cpu);
 
-		s->cpus = xrealloc(s->cpus, sizeof(*s->cpus) * n);
-		memset(s->cpus + s->ncpus, 0,
-		       sizeof(*s->cpus) * (n - s->ncpus));
-		s->ncpus = n;
-	}
+static inline struct cpu_stats *cpu_stats(struct stats *s, int cpu)
+{
+	return cpu < s->ncpus ? &s->cpus[cpu] : grow_cpus(s, cpu);
+}
+
+static struct cpu_stats *grow_cpus(struct stats *s, int cpu)
+{
+	int n = cpu + 1;
+
+	s->cpus = xrealloc(s->cpus, sizeof(*s->cpus) * n);
+	memset(s->cpus + s->ncpus, 0, sizeof(*s->cpus) * (n - s->ncpus));
+	s->ncpus = n;
 	return &s->cpus[cpu];
 }
 
