@@ -49,15 +49,16 @@ struct pending {
 
 struct cpu {
 	int seen;
-	struct kstack irq[KMS_CTX_NR]; /* [0] unused */
 	unsigned int gap_gen;
 	unsigned long long gap_ts;
 	int gap; /* its last gap, index in findings, -1 none */
-	/* the leak being reported by consecutive forced pops */
-	int leak_active, leak_idx, leak_ctx, leak_key;
-	struct pending pend[MAX_PENDING];
 	int npend;
 	struct task *last_task;
+	/* the leak being reported by consecutive forced pops */
+	int leak_active, leak_idx, leak_ctx, leak_key;
+	struct kstack irq[KMS_CTX_NR]; /* [0] unused */
+	/* rarely used: after what each event looks at */
+	struct pending pend[MAX_PENDING];
 };
 
 struct replay {
@@ -69,6 +70,7 @@ struct replay {
 	struct task **tasks;
 	int ntasks, cap_tasks;
 	struct htab task_of; /* task key -> index in tasks */
+	struct task *recent[256]; /* in front of it: by the key's low bits */
 	int any_gap;
 	/* the record flags disagreed with a push's ctx: do not use them */
 	int flags_unreliable;
@@ -122,9 +124,13 @@ static struct task *get_task(struct replay *r, struct cpu *c, int pid, int cpu,
 
 	*created = 0;
 	/* most events are of the task that ran the CPU's last one */
+	if (!t || t->key != key)
+		t = r->recent[(unsigned int)key & 255];
 	if (!t || t->key != key) {
 		i = htab_get(&r->task_of, (uint64_t)(int64_t)key);
 		t = i >= 0 ? r->tasks[i] : NULL;
+		if (t)
+			r->recent[(unsigned int)key & 255] = t;
 	}
 	if (t) {
 		if (comm && comm[0] && strcmp(t->comm, comm))
