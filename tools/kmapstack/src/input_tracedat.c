@@ -128,15 +128,11 @@ unsigned long long tracedat_records_seen(void)
 /* the records of the sink's CPUs, in time order */
 static void iterate(struct tracecmd_input *handle, const struct dat_sink *sink)
 {
-	size_t size = CPU_ALLOC_SIZE(DAT_PART_CPUS);
+	size_t size = 0;
 	cpu_set_t *cpus = NULL;
 
-	if (sink->parts > 1) {
-		cpus = xmalloc(size);
-		CPU_ZERO_S(size, cpus);
-		for (int i = sink->part; i < DAT_PART_CPUS; i += sink->parts)
-			CPU_SET_S(i, size, cpus);
-	}
+	if (sink->parts > 1)
+		cpus = tracedat_part(handle, sink->part, sink->parts, &size);
 	tracecmd_iterate_events(handle, cpus, (int)size, on_record, &c);
 	free(cpus);
 }

@@ -2,10 +2,12 @@
 /*
  * kmapstack: the pass over a trace.dat (input_tracedat.c) and where its
  * events go: the replay directly (under a watchdog: tracedat_watch.c), or
- * the stream of the protected child (tracedat_child.c).
+ * the streams of the protected children (tracedat_child.c).
  */
 #ifndef KMS_TRACEDAT_H
 #define KMS_TRACEDAT_H
+
+#include <sched.h>
 
 #include "decode.h"
 #include "input.h"
@@ -38,12 +40,18 @@ struct dat_sink {
 	void *priv;
 	/* the process ends after the pass: nothing to close or free */
 	int last_pass;
-	/* the CPUs to read: those c with c % parts == part (parts 0: all) */
+	/* the CPUs to read: share part of parts (tracedat_part.c; 0: all) */
 	int part, parts;
 };
 
 /* a share of the CPUs counts those below this */
 #define DAT_PART_CPUS 65536
+
+struct tracecmd_input;
+
+/* the CPUs of the share part of parts (tracedat_part.c), to free() */
+cpu_set_t *tracedat_part(struct tracecmd_input *handle, int part, int parts,
+			 size_t *setsize);
 
 /* one pass: path to open, name for messages, size for progress */
 int tracedat_pass(const char *path, const char *name, unsigned long long size,

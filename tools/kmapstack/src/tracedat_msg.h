@@ -5,8 +5,8 @@
  * children write (tracedat_child.c), the parent merges and replays
  * (tracedat_merge.c).
  *
- * Each child reads a share of the trace's CPUs (CPU c: child c % n) in
- * time order, as libtracecmd does for all of them; the parent takes the
+ * Each child reads a share of the trace's CPUs (tracedat_part.c) in time
+ * order, as libtracecmd does for all of them; the parent takes the
  * records of the children in the order of their time and CPU, which is
  * libtracecmd's own order over all the CPUs (the earliest record first,
  * the lowest CPU first among records of the same time).
