@@ -62,8 +62,10 @@ _Static_assert(sizeof(struct m_rec) + 8 + DEC_MAX_RECORD <= RING_MAX_MSG,
 	       "a record fits in a message");
 
 #define MSG_MAX_TEXT (RING_MAX_MSG - sizeof(struct m_ctl))
-/* each child's ring: a few milliseconds of the parent's work, so that a child
- * or the parent held up by the scheduler does not stop the other */
+/*
+ * Each child's ring: a few milliseconds of the parent's work, so that a
+ * child or the parent held up by the scheduler does not stop the other
+ */
 #define MSG_RING_SIZE (1u << 22)
 /* the children that read one trace.dat, at most */
 #define MSG_MAX_CHILDREN 2
