@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "input.h"
+#include "tracedat_walk.h"
 
 /* the first bytes of a trace.dat file (trace-cmd.dat(5)) */
 static const char tracedat_magic[] = { 0x17, 0x08, 0x44, 't', 'r',
@@ -69,6 +70,24 @@ static int write_all(int fd, const unsigned char *p, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+/*
+ * A trace.dat that the trace libraries would read for ever, or crash on
+ * before its first record (tracedat_walk.h), is refused here with the
+ * reason, before they see it.
+ */
+static int check_tracedat(struct input_src *src, const char *path, char *err,
+			  size_t errlen)
+{
+	char why[256];
+
+	if (!tracedat_walk_fd(src->fd, src->size, why, sizeof(why)))
+		return 0;
+	snprintf(err, errlen,
+		 "%s: cannot read this trace.dat (truncated or corrupt: %s)",
+		 path, why);
+	return -1;
 }
 
 /* copy what is left of src->fd after the head to a temporary file */
@@ -159,8 +178,12 @@ int input_open(const char *path, struct input_src *src, char *err,
 	}
 	src->size = src->regular ? (unsigned long long)st.st_size : src->nhead;
 	snprintf(src->path, sizeof(src->path), "%s", path);
-	if (src->kind != INPUT_TEXT && !src->regular)
-		return spool(src, path, err, errlen);
+	if (src->kind != INPUT_TEXT && !src->regular &&
+	    spool(src, path, err, errlen))
+		goto fail;
+	if (src->kind == INPUT_TRACEDAT &&
+	    check_tracedat(src, path, err, errlen))
+		goto fail;
 	return 0;
 fail:
 	input_close(src);

@@ -15,6 +15,7 @@ import os
 import re
 import shlex
 import shutil
+import struct
 import subprocess
 import sys
 
@@ -331,6 +332,56 @@ def run_streams(rn, only):
     rn.result("stream: --json output is UTF-8 for any bytes", errors)
 
 
+def corrupt_headers(data):
+    """A good trace.dat (version 7) made into files that libtracecmd walks
+    for ever, takes long on or frees twice: (file name, case, bytes, the
+    error kmapstack gives)."""
+    out = []
+    end = data.index(b"\0", 10) + 1 + 6
+    for _ in range(2):
+        end = data.index(b"\0", end) + 1
+    order = ">" if data[data.index(b"\0", 10) + 1] else "<"
+    opts = struct.unpack_from(order + "Q", data, end)[0]
+    end += 8
+    # the first section's size: back to its own header
+    bad = bytearray(data)
+    struct.pack_into(order + "q", bad, end + 8, -16)
+    out.append(("loop", "a section size that leads back", bytes(bad),
+                r"truncated or corrupt: its section headers lead back to "
+                r"offset %d," % end))
+    # the options: id 2, size 4, then the data; the last (id 0) gives
+    # the offset of the next options section
+    at = opts + 16
+    count = None
+    while True:
+        oid, size = struct.unpack_from(order + "HI", data, at)
+        if oid == 8:
+            count = at + 6
+        if oid == 0:
+            break
+        at += 6 + size
+    bad = bytearray(data)
+    struct.pack_into(order + "Q", bad, at + 6, opts)
+    out.append(("options", "options sections that lead back", bytes(bad),
+                r"truncated or corrupt: its options sections lead back to "
+                r"offset %d," % opts))
+    if count is None:
+        # the CPU count is in the next options section
+        at = struct.unpack_from(order + "Q", data, at + 6)[0] + 16
+        while count is None and at + 6 <= len(data):
+            oid, size = struct.unpack_from(order + "HI", data, at)
+            count = at + 6 if oid == 8 else None
+            at += 6 + size
+    if count is not None:
+        bad = bytearray(data)
+        struct.pack_into(order + "I", bad, count, 0x7fffffff)
+        out.append(("cpus", "2147483647 CPUs", bytes(bad),
+                    r"truncated or corrupt: a CPU count of 2147483647"))
+    out.append(("header", "its header cut", data[:end - 4],
+                r"truncated or corrupt: it ends within its header"))
+    return out
+
+
 def run_bad_inputs(rn, only):
     """Inputs that must give one error line and exit 2, never a crash."""
     if only and "bad" not in only:
@@ -377,7 +428,15 @@ def run_bad_inputs(rn, only):
     loop = os.path.join(HERE, "..", "fuzz", "regressions", "dat",
                         "libtracecmd-endless-loop.dat")
     cases.append(("trace.dat that libtracecmd reads for ever",
-                  ["check", loop], r"made no progress for 5 s"))
+                  ["check", loop],
+                  r"truncated or corrupt: its section headers lead back to "
+                  r"offset \d+, the trace-cmd library would read them for "
+                  r"ever"))
+    if os.path.exists(good):
+        for name, what, bad, rx in corrupt_headers(data):
+            p = os.path.join(d, "headers-%s.dat" % name)
+            write(p, bad)
+            cases.append(("trace.dat with " + what, ["check", p], rx))
     other = os.path.join(rn.work, "other")
     r = subprocess.run([PY, GEN, "--system", "other",
                         os.path.join(HERE, "scenarios", "clean.scn"), other],
