@@ -47,7 +47,9 @@ void findings_add_frame(struct findings *f, int idx, const struct frame *fr)
 
 	if (idx < 0)
 		return;
-	x->frames = xrealloc(x->frames, sizeof(*fr) * (x->nframes + 1));
+	/* doubled, not grown by one: a snapshot of a deep stack is linear */
+	x->frames =
+		xgrow(x->frames, &x->cap_frames, x->nframes + 1, sizeof(*fr));
 	x->frames[x->nframes++] = *fr;
 }
 

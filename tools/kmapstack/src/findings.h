@@ -39,7 +39,7 @@ struct finding {
 	int map_caller;
 	int top_caller;
 	int depth;
-	int nframes;
+	int nframes, cap_frames;
 	struct frame *frames; /* the stack at that moment, innermost first */
 	int nleaked;
 	const char *note; /* cross-check remark, static, may be NULL */
