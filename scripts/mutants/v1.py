@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""v1.py TREE NAME: put one of the first series' state bugs back into TREE.
+
+Each mutant restores the shape of code the first version of the series had,
+on the current series' source, so that the KUnit case written for that bug
+can be seen to fail (scripts/test-mutants.sh). A mutant whose code is no
+longer found in the tree is an error: the series changed, update it here.
+
+  nested  the slow path filled the entry, saved its stack trace, and only
+          then raised the depth: a mapping made while the trace is saved
+          (the page allocator clears pages through kmap_local_page() with
+          init_on_alloc) overwrote the entry being filled
+  oops    a task killed by an oops got the task-exit check (and a second,
+          misleading report) instead of having its shadow forgotten
+  cross   an interrupt unmapping what the context it interrupted mapped
+          removed the entry from that context's stack
+"""
+import sys
+
+MUTANTS = {
+    "nested": [("mm/kmap_stack/core.c", """	e = &ks->entries[depth];
+	WRITE_ONCE(e->addr, 0);
+	barrier();
+	WRITE_ONCE(ks->depth, depth + 1);
+	barrier();
+	e->ip = ip;""", """	e = &ks->entries[depth];
+	WRITE_ONCE(e->addr, page | flags);
+	e->ip = ip;"""), ("mm/kmap_stack/core.c", """	barrier();
+	WRITE_ONCE(e->addr, page | flags);
+
+	if (unlikely(kmap_stack_total(ctx)""", """	barrier();
+	WRITE_ONCE(ks->depth, depth + 1);
+
+	if (unlikely(kmap_stack_total(ctx)""")],
+    "oops": [("mm/kmap_stack/leak.c", """	struct kmap_stack *ks = &current->kmap_stack;
+
+	ks->overflow = 0;
+	WRITE_ONCE(ks->depth, 0);
+}""", """	kmap_stack_check(KMAP_STACK_LEAK_EXIT, KMAP_STACK_CTX_TASK, 0, NULL,
+			 _RET_IP_);
+}""")],
+    "cross": [("mm/kmap_stack/core.c", """		r.kind = KMAP_STACK_CROSS_CONTEXT;
+		r.entry = &other->entries[i];
+		r.entry_ctx = c;
+		kmap_stack_report(&r);""", """		r.kind = KMAP_STACK_CROSS_CONTEXT;
+		r.entry = &other->entries[i];
+		r.entry_ctx = c;
+		kmap_stack_report(&r);
+		kmap_stack_remove(other, i);""")],
+}
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[2] not in MUTANTS:
+        sys.exit("usage: v1.py TREE %s" % "|".join(MUTANTS))
+    tree, name = sys.argv[1], sys.argv[2]
+    for path, old, new in MUTANTS[name]:
+        p = "%s/%s" % (tree, path)
+        with open(p) as f:
+            s = f.read()
+        if s.count(old) != 1:
+            sys.exit("v1.py: mutant %s: its code is not found once in %s "
+                     "(the series changed: update scripts/mutants/v1.py)"
+                     % (name, path))
+        with open(p, "w") as f:
+            f.write(s.replace(old, new))
+
+
+if __name__ == "__main__":
+    main()
