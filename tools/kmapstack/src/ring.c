@@ -160,7 +160,7 @@ void *ring_reserve_slow(struct ring *r, size_t len)
 	return r->data + (r->pos & (r->size - 1));
 }
 
-const void *ring_next(struct ring *r, size_t *len)
+const void *ring_next_slow(struct ring *r, size_t *len)
 {
 	for (;;) {
 		uint32_t off = r->pos & (r->size - 1), avail;

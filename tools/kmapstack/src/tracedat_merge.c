@@ -141,9 +141,7 @@ static void control(struct merge *m, struct dat_source *s, const void *p,
 /* a record or lost events become the source's head, with their time */
 static void set_head(struct dat_source *s, const unsigned char *p, size_t len)
 {
-	int type = ((const struct ring_head *)p)->type;
-
-	if (type == M_LOST) {
+	if (((const struct ring_head *)p)->type == M_LOST) {
 		struct m_ctl c;
 
 		if (len < sizeof(c)) {
@@ -151,18 +149,15 @@ static void set_head(struct dat_source *s, const unsigned char *p, size_t len)
 			return;
 		}
 		memcpy(&c, p, sizeof(c));
+		s->rec.h.type = M_LOST;
 		s->head_ts = c.x;
 		s->head_cpu = c.a;
+		s->missed = (long long)c.y;
 	} else {
-		struct m_rec rec;
-
-		if (len < sizeof(rec)) {
-			s->state = MS_CORRUPT;
-			return;
-		}
-		memcpy(&rec, p, sizeof(rec));
-		s->head_ts = rec.ts;
-		s->head_cpu = rec.cpu;
+		/* a copy: the child cannot change what is checked */
+		memcpy(&s->rec, p, sizeof(s->rec));
+		s->head_ts = s->rec.ts;
+		s->head_cpu = s->rec.cpu;
 	}
 	s->head = p;
 	s->head_len = len;
@@ -198,60 +193,50 @@ static void pull(struct merge *m, struct dat_source *s)
 }
 
 /* a record: the rest of its decoding, then the replay */
-static void replay_rec(struct merge *m, struct dat_source *s,
-		       const unsigned char *p, size_t len)
+static void replay_rec(struct merge *m, struct dat_source *s)
 {
-	struct m_rec rec;
+	const struct m_rec *rec = &s->rec;
+	const unsigned char *p = s->head;
 	struct kms_event ev;
-	int e, extra;
+	int e = rec->h.type - M_PUSH, extra = e == 2 ? 8 : 0;
 
-	memcpy(&rec, p, sizeof(rec));
-	e = rec.h.type - M_PUSH;
-	extra = e == 2 ? 8 : 0;
 	if (e < 0 || e > 2 || !s->have_layout ||
-	    sizeof(rec) + extra + rec.size > len ||
-	    rec.size < s->layout.ev[e].min_size) {
+	    sizeof(*rec) + extra + rec->size > s->head_len ||
+	    rec->size < s->layout.ev[e].min_size) {
 		s->state = MS_CORRUPT;
 		return;
 	}
-	if (dec_fields(&s->layout, e, p + sizeof(rec) + extra, &ev)) {
+	if (dec_fields(&s->layout, e, p + sizeof(*rec) + extra, &ev)) {
 		s->bad_here++;
 		return;
 	}
-	ev.ts = rec.ts;
-	ev.cpu = rec.cpu;
-	ev.pid = rec.pid;
+	ev.ts = rec->ts;
+	ev.cpu = rec->cpu;
+	ev.pid = rec->pid;
 	ev.comm = NULL;
 	ev.comm_of = comm_of;
 	ev.comm_priv = m;
-	ev.caller = map_site(s, rec.caller);
+	ev.caller = map_site(s, rec->caller);
 	if (extra) {
 		int32_t callers[2];
 
-		memcpy(callers, p + sizeof(rec), sizeof(callers));
+		memcpy(callers, p + sizeof(*rec), sizeof(callers));
 		ev.map_caller = map_site(s, callers[0]);
 		ev.top_caller = map_site(s, callers[1]);
 	} else {
 		ev.map_caller = ev.top_caller = KMS_NO_SITE;
 	}
-	m->info->last_ts = rec.ts;
+	m->info->last_ts = rec->ts;
 	replay_event(m->r, &ev);
 }
 
 static void replay_head(struct merge *m, struct dat_source *s)
 {
-	const unsigned char *p = s->head;
-	size_t len = s->head_len;
-
+	if (s->rec.h.type == M_LOST)
+		replay_lost(m->r, s->head_cpu, s->head_ts, s->missed);
+	else
+		replay_rec(m, s);
 	s->head = NULL;
-	if (((const struct ring_head *)p)->type == M_LOST) {
-		struct m_ctl c;
-
-		memcpy(&c, p, sizeof(c));
-		replay_lost(m->r, c.a, c.x, (long long)c.y);
-	} else {
-		replay_rec(m, s, p, len);
-	}
 }
 
 /* wait for a source that has nothing to read yet */

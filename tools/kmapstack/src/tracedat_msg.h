@@ -91,6 +91,8 @@ struct dat_source {
 	size_t head_len;
 	unsigned long long head_ts;
 	int head_cpu;
+	struct m_rec rec; /* the head's own, a copy; M_LOST: its type only */
+	long long missed; /* M_LOST: the events missed */
 	size_t unreleased; /* bytes read since the last ring_done() */
 	int waiting; /* the parent waits for it, since wait_since */
 	double wait_since;
