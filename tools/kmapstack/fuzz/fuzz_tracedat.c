@@ -1,163 +1,120 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmapstack: libFuzzer target over the trace.dat path, in this process:
- * the input is written to one memory file (made once, rewritten for each
- * run: no file system work per run) and read through libtracecmd and
- * libtraceevent, then decoded and replayed like a real trace. The trace
- * libraries loop for ever on some corrupt files (kmapstack's child has a
- * watchdog for that): here a timer on a signal of our own jumps out of
- * such a run, from the libraries' code only (never from ours, which may be
- * in malloc or half-way through an update: that once freed a block twice),
- * and the run then leaks what the libraries held (leak detection is off
- * for this target). The same for a crash inside the libraries
- * themselves (seen: tracecmd_close() on a file that tracecmd_open()
- * gives up on): only a fault in our own code is a finding here.
+ * kmapstack: libFuzzer target over the trace.dat path, in this process.
+ * An input goes where kmapstack sends a trace.dat: the check of its
+ * headers (tracedat_walk.h: the files libtracecmd would walk for ever or
+ * corrupt its memory on are refused), then libtracecmd and libtraceevent,
+ * then the decode and the replay. It is written to one memory file, made once
+ * (written over, then cut to its size: no file system work per run). The
+ * trace libraries' own crashes, endless loops and bad frees end a run but
+ * are no findings (lib_escape.h); only a fault in kmapstack's code is.
+ * At the exit, one line counts how far the runs went.
  */
-#include <link.h>
-#include <setjmp.h>
-#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/mman.h>
-#include <ucontext.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fuzz_replay.h"
+#include "lib_escape.h"
+#include "tracedat_walk.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define RUN_LIMIT_MS 500
+/*
+ * A run of the libraries is left after this much CPU time: a normal one
+ * takes about 1 ms (20 at most, seen); libtraceevent's kbuffer returns an
+ * event of a zero length word for ever (tracedat_stall.h).
+ */
+#define RUN_LIMIT_MS 25
 
 static char path[64];
 static int memfd = -1;
-static sigjmp_buf escape;
-static volatile sig_atomic_t running;
-static timer_t timer;
+static struct stat memfd_st;
+static size_t memfd_size;
 
-/* the code of libtracecmd and libtraceevent, found once at the start */
-static struct {
-	uintptr_t lo, hi;
-} libs[8];
-static int nlibs;
+/* how far the runs went */
+static long runs, dats, refused, opened;
 
-static int find_libs(struct dl_phdr_info *info, size_t size, void *data)
+static void print_counts(void)
 {
-	(void)size;
-	(void)data;
-	if (!strstr(info->dlpi_name, "libtracecmd") &&
-	    !strstr(info->dlpi_name, "libtraceevent"))
-		return 0;
-	for (int i = 0; i < info->dlpi_phnum && nlibs < 8; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-			continue;
-		libs[nlibs].lo = info->dlpi_addr + ph->p_vaddr;
-		libs[nlibs].hi = libs[nlibs].lo + ph->p_memsz;
-		nlibs++;
-	}
-	return 0;
-}
-
-/* was the signal taken in the trace libraries' own code? */
-static int in_libs(void *uc_)
-{
-	ucontext_t *uc = uc_;
-	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-
-	for (int i = 0; i < nlibs; i++)
-		if (pc >= libs[i].lo && pc < libs[i].hi)
-			return 1;
-	return 0;
-}
-
-/*
- * Over time: leave the run, but only from the libraries' code (their
- * endless loops), never from ours, which may be inside malloc or half-way
- * through an update; the timer ticks again until then.
- */
-static void on_timer(int sig, siginfo_t *si, void *uc)
-{
-	(void)sig;
-	(void)si;
-	if (running && in_libs(uc))
-		siglongjmp(escape, 1);
-}
-
-/* a fault in libtracecmd or libtraceevent: leave the run */
-static void on_fault(int sig, siginfo_t *si, void *uc)
-{
-	(void)si;
-	if (running && in_libs(uc))
-		siglongjmp(escape, 1);
-	signal(sig, SIG_DFL);
-	raise(sig);
+	fprintf(stderr,
+		"fuzz_tracedat: %ld runs: %ld trace.dat, %ld of them refused "
+		"by the section check, %ld opened by libtracecmd and "
+		"replayed; %ld left on the time limit, %ld on a fault of the "
+		"trace libraries, %ld bad frees of theirs\n",
+		runs, dats, refused, opened, lib_escape_timeouts,
+		lib_escape_faults, lib_reports_forgiven);
 }
 
 static void setup(void)
 {
-	struct sigevent sev;
-	struct sigaction sa;
-
 	memfd = memfd_create("kmapstack-fuzz.dat", 0);
-	if (memfd < 0)
+	if (memfd < 0 || fstat(memfd, &memfd_st))
 		abort();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", memfd);
-	dl_iterate_phdr(find_libs, NULL);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_timer;
-	sa.sa_flags = SA_SIGINFO;
-	sigaction(SIGRTMIN + 3, &sa, NULL);
-	sa.sa_sigaction = on_fault;
-	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-	sigaction(SIGSEGV, &sa, NULL);
-	sigaction(SIGBUS, &sa, NULL);
-	memset(&sev, 0, sizeof(sev));
-	sev.sigev_notify = SIGEV_SIGNAL;
-	sev.sigev_signo = SIGRTMIN + 3;
-	if (timer_create(CLOCK_MONOTONIC, &sev, &timer))
-		abort();
+	lib_escape_setup();
+	lib_reports_setup();
+	atexit(print_counts);
 }
 
-static void arm(long ms)
+/*
+ * The descriptor libtracecmd opened on the memory file is left open when
+ * tracecmd_open() fails early (a leak of the library's) or when the run
+ * was left: close it. It is the lowest one free before the run.
+ */
+static void close_leaked(int fd)
 {
-	struct itimerspec it = { 0 };
+	struct stat st;
 
-	it.it_value.tv_sec = ms / 1000;
-	it.it_value.tv_nsec = (ms % 1000) * 1000000;
-	/* then every 10 ms, until the run is in the libraries' code */
-	if (ms)
-		it.it_interval.tv_nsec = 10 * 1000000;
-	timer_settime(timer, 0, &it, NULL);
+	if (fd != memfd && !fstat(fd, &st) && st.st_dev == memfd_st.st_dev &&
+	    st.st_ino == memfd_st.st_ino)
+		close(fd);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct fuzz_replay fr;
+	char why[256];
+	int lowest;
 
 	if (memfd < 0)
 		setup();
+	runs++;
 	/* only what looks like a trace.dat goes to the libraries */
 	if (size < 10 || memcmp(data, "\x17\x08\x44tracing", 10))
 		return 0;
-	if (ftruncate(memfd, 0) ||
-	    pwrite(memfd, data, size, 0) != (ssize_t)size)
+	dats++;
+	if (tracedat_walk_buf(data, size, why, sizeof(why))) {
+		refused++;
 		return 0;
+	}
+	/* written over, then cut to the size if it was larger */
+	if (pwrite(memfd, data, size, 0) != (ssize_t)size ||
+	    (size < memfd_size && ftruncate(memfd, (off_t)size)))
+		return 0;
+	memfd_size = size;
+	lowest = dup(memfd);
+	if (lowest >= 0)
+		close(lowest);
 	fuzz_replay_begin(&fr);
 	fr.info.path = path;
-	if (sigsetjmp(escape, 1) == 0) {
-		running = 1;
-		arm(RUN_LIMIT_MS);
+	if (sigsetjmp(lib_escape_point, 1) == 0) {
+		lib_escape_arm(RUN_LIMIT_MS);
 		if (input_tracedat_direct(path, fr.r, &fr.info, fr.err,
-					  sizeof(fr.err)) == 0)
+					  sizeof(fr.err)) == 0) {
+			lib_escape_arm(0);
+			opened++;
 			replay_finish(fr.r);
+		}
 	}
-	running = 0;
-	arm(0);
+	lib_escape_arm(0);
 	fuzz_replay_end(&fr);
+	if (lowest >= 0)
+		close_leaked(lowest);
 	return 0;
 }
