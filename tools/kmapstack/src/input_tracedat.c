@@ -14,6 +14,7 @@
 #include "decode.h"
 #include "input.h"
 #include "tracedat.h"
+#include "tracedat_stall.h"
 #include "xalloc.h"
 
 /* exported by libtracecmd, not declared in its header */
@@ -28,6 +29,8 @@ struct dat_ctx {
 	unsigned long long n, total;
 	/* progress: the CPUs' data are one after the other in the file */
 	unsigned long long first[MAX_PROGRESS_CPUS], cur[MAX_PROGRESS_CPUS];
+	struct dat_stall stall; /* the same record for ever: corrupt */
+	int stalled;
 };
 
 static void progress(struct dat_ctx *c)
@@ -90,6 +93,10 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 	struct dat_ctx *c = data;
 
 	(void)handle;
+	if (tracedat_stalled(&c->stall, cpu, rec->offset)) {
+		c->stalled = 1;
+		return -1;
+	}
 	if (rec->missed_events)
 		c->sink->lost(c->sink->priv, cpu, rec->ts,
 			      rec->missed_events > 0 ? rec->missed_events : -1);
@@ -166,11 +173,13 @@ int tracedat_pass(const char *path, const char *name, unsigned long long size,
 		sink->layout(sink->priv, &c.dec.l);
 	iterate(handle, sink);
 	progress(&c);
+	if (c.stalled)
+		tracedat_corrupt(name, err, errlen);
 	if (sink->last_pass)
-		return 0;
+		return c.stalled ? -1 : 0;
 	decoder_free(&c.dec);
 	tracecmd_close(handle);
-	return 0;
+	return c.stalled ? -1 : 0;
 }
 
 /* the direct sink: into the replay */
