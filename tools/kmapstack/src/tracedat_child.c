@@ -25,7 +25,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "htab.h"
 #include "input.h"
 #include "ring.h"
 #include "sites.h"
