@@ -237,10 +237,10 @@ int decoder_decode(struct decoder *d, struct tep_record *rec,
 	return dec_fields(&d->l, e, rec->data, ev) ? -1 : 1;
 }
 
+/* as decoder_init() takes them: up to 8 bytes (other than 1, 2, 4, 8: 0) */
 static int at_ok(const struct dec_at *at)
 {
-	return !at->size || at->size == 1 || at->size == 2 || at->size == 4 ||
-	       at->size == 8;
+	return at->size <= 8;
 }
 
 int dec_layout_check(struct dec_layout *l)
