@@ -10,6 +10,7 @@ and its exit status, output and JSON are checked. Then the bad-input cases.
 Ends with the line "N passed, N failed"; exits 1 on any failure.
 """
 
+import difflib
 import json
 import os
 import re
@@ -253,6 +254,54 @@ def run_scenarios(rn, only):
                 label = "%s #%d%s" % (base, i + 1,
                                       " [%s]" % variant if variant else "")
                 rn.result(label, check_case(rn, c, paths, variant))
+
+
+def run_two_files(rn, only):
+    """Several trace.dat files in one run: the call sites that an earlier
+    file made known keep their names in a later one in the child's pass
+    (its children fork with them in the table and send only new ones), and
+    both passes print the same."""
+    if only and not any(o in "two_files" for o in only):
+        return
+    two = os.path.join(rn.work, "two_files", "trace.dat")
+    mis = os.path.join(rn.work, "mismatch", "trace.dat")
+    if not os.path.exists(two):
+        rn.result("two files: no two_files trace.dat", ["run it first"])
+        return
+    runs = [("the same trace.dat twice", [two, two])]
+    if os.path.exists(mis):
+        # the second file has sites of the first and sites of its own
+        runs.append(("two trace.dat files that share call sites",
+                     [mis, two]))
+    for name, files in runs:
+        for extra in ([], ["--json"]):
+            args = ["report", "--no-progress", "--top", "20"] + extra + files
+            res, errors = {}, []
+            for mode in ("child", "direct"):
+                r = subprocess.run([rn.kms] + args, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, timeout=300,
+                                   env=dict(os.environ, KMAPSTACK_PASS=mode))
+                err = r.stderr.decode("utf-8", "replace")
+                errors += rn.sanitizer_errors(err)
+                res[mode] = (r.returncode,
+                             r.stdout.decode("utf-8", "replace"))
+                if r.returncode != 1:
+                    errors.append("%s pass: exit %d, expected 1; stderr: %s"
+                                  % (mode, r.returncode, err.strip()[:300]))
+                unknown = [l for l in res[mode][1].splitlines()
+                           if "[unknown]" in l]
+                if unknown:
+                    errors.append("%s pass: [unknown] call sites: %s" %
+                                  (mode, " | ".join(unknown[:4])))
+            if res["child"] != res["direct"]:
+                diff = difflib.unified_diff(
+                    res["direct"][1].splitlines(),
+                    res["child"][1].splitlines(), "direct pass",
+                    "child pass", lineterm="", n=0)
+                errors.append("the passes differ: " +
+                              " | ".join(list(diff)[:12]))
+            rn.result("two files: %s%s, child and direct pass" %
+                      (name, " (--json)" if extra else ""), errors)
 
 
 def write(path, data):
@@ -598,12 +647,13 @@ def main():
     rn = Runner(kms, work, sanitized)
     run_unit(rn, unit)
     run_scenarios(rn, only)
+    run_two_files(rn, only)
     run_streams(rn, only)
     run_bad_inputs(rn, only)
     # again with the pass in this process, under its watchdog thread
     rn.pass_mode, rn.prefix = "direct", "direct pass: "
     run_scenarios(rn, only or ["mismatch", "filters", "lost_events",
-                               "kallsyms", "v2_reports"])
+                               "kallsyms", "v2_reports", "two_files"])
     run_streams(rn, only)
     run_bad_inputs(rn, only)
     if rn.failures:
