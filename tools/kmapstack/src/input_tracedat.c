@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kmapstack: the one pass over a trace.dat through libtracecmd and
- * libtraceevent: records decoded into events for a sink (the replay, or
- * the stream of the protected child: tracedat_child.c).
+ * libtraceevent, over all its CPUs or a child's share of them
+ * (tracedat_part.c), into a sink: records decoded into events for the
+ * replay, or as far as the trace libraries are needed for the ring of a
+ * protected child (tracedat_child.c).
  */
 #include <sched.h>
 #include <stdio.h>
