@@ -85,7 +85,7 @@ for a in $arches; do
 		results+=("FAIL $a: warnings in the series' files")
 	else
 		ok "$a: built"
-		results+=("PASS $a: ${dt}s, ${objs_only[$a]:+objects only, }HIGHMEM DEBUG_KMAP_STACK $feats; W=1 on ${objs[*]##*/}; 0 warnings in the series' files ($allw elsewhere)")
+		results+=("PASS $a: ${dt}s, ${objs_only[$a]:+objects only, }HIGHMEM DEBUG_KMAP_STACK $feats; W=1 on ${objs[*]}; 0 warnings in the series' files ($allw elsewhere)")
 	fi
 	[ "$allw" = 0 ] || { echo "$a: warnings outside the series:"; grep -E 'warning:' "$log" | sort -u | head -n 10; }
 done
