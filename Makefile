@@ -23,7 +23,8 @@
 #   check-analyzer-ARCH, check-guest, check-live, check-postmortem, check-tools,
 #   check-suites (the kernel's own KUnit suites and crypto self-tests),
 #   check-tree (the kernel tree follows kernel-patch/ and the tarball),
-#   check-deps (the set-up goes on past a failed apt-get update);
+#   check-deps (the set-up goes on past a failed apt-get update),
+#   check-lib (the harness's log readers);
 #   make check-mutants: the KUnit cases fail on the first series' state bugs
 #   (scripts/mutants/v1.py; not in make check);
 #   make check-world: Debian's configs under a real workload (docs/real-world.md);
@@ -45,7 +46,7 @@ PREFIX ?= /usr/local
 	check-event-formats-i386 update-event-formats check-module-x86_64 \
 	check-module-i386 check-module-arm64 check-guest check-live \
 	check-analyzer-x86_64 check-analyzer-i386 \
-	check-postmortem check-suites check-tree check-deps check-mutants check-world demo bench bench-kernel bench-tools build-cross \
+	check-postmortem check-suites check-tree check-deps check-lib check-mutants check-world demo bench bench-kernel bench-tools build-cross \
 	check-cross check-all crash clean
 
 all: tools
@@ -138,6 +139,9 @@ check-tree:
 
 check-deps:
 	bash scripts/test-deps.sh
+
+check-lib:
+	bash scripts/test-lib.sh
 
 check-mutants:
 	bash scripts/test-mutants.sh

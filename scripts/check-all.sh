@@ -94,6 +94,8 @@ run checkpatch make -s checkpatch
 run tree make -s check-tree
 # the set-up goes on past a failed apt-get update (stand-ins for apt)
 run deps make -s check-deps
+# the log readers every verdict comes from
+run lib make -s check-lib
 # the analyzer's tests: unit + end-to-end, the same under ASan+UBSan,
 # clang-format, the fuzzers (tools/kmapstack 'make check', a step each)
 run tools-test make -s -C tools/kmapstack test
@@ -139,8 +141,9 @@ done
 # ran, e.g. in the kernel build, leaves none)
 for a in "${kunit_arches[@]}"; do
 	klog=$(kunit_log "$a")
-	tap=$(grep -ahE '^\[[ 0-9.]+\] # Totals: ' "$klog" 2>/dev/null | tail -n 1 | sed -E 's/^\[[ 0-9.]+\] # //') || true
-	echo "KUnit $a TAP ${tap:-: no totals (the step failed before KUnit ran; see $logs)}"
+	if tap=$(tap_totals "$klog"); then echo "KUnit $a TAP Totals: $tap"
+	else echo "KUnit $a TAP: no totals (the step failed before KUnit ran; see $logs)"
+	fi
 done
 echo "logs: $logs/STEP.log"
 echo "total time: $(( $(date +%s) - start ))s"

@@ -165,6 +165,20 @@ apt_update() {
 	warn "apt-get update failed (exit $rc: $(grep -m 1 '^E:' <<<"$err" || tail -n 1 <<<"$err")); going on with the package lists there are"
 }
 
+# tap_totals LOG: KUnit's "# Totals:" lines of LOG (one per suite) added
+# up, printed as "pass:P fail:F skip:S total:T (N suites)"; returns 1 if
+# LOG has none.
+tap_totals() {
+	tr -d '\r' < "$1" 2>/dev/null | grep -aE '^(\[[ 0-9.]+\] )?# Totals: ' |
+		sed -E 's/.*# Totals: //' | awk '
+		{ for (i = 1; i <= NF; i++) { split($i, kv, ":"); n[kv[1]] += kv[2] } s++ }
+		END {
+			if (!s) exit 1
+			printf "pass:%d fail:%d skip:%d total:%d (%d suite%s)\n",
+				n["pass"], n["fail"], n["skip"], n["total"], s, s == 1 ? "" : "s"
+		}'
+}
+
 # load_series: set the array KMS_PATCHES to the patch file names of
 # kernel-patch/series in order (comments and blank lines dropped, cover
 # letter skipped); dies if a listed file is missing.  (Runs in the calling

@@ -158,10 +158,9 @@ else
 	fail=1
 fi
 
-# KUnit's own TAP totals line, as a user reads it
-tap=$(grep -aE '^\[[ 0-9.]+\] # Totals: ' "$log" | tail -n 1 | sed -E 's/^\[[ 0-9.]+\] # //' || true)
-if [ -n "$tap" ]; then
-	info "KUnit TAP $KMS_ARCH: $tap"
+# KUnit's own TAP totals, every suite's added up
+if tap=$(tap_totals "$log"); then
+	info "KUnit TAP $KMS_ARCH: Totals: $tap"
 	[[ $tap == *" fail:0 "* ]] || { printf '%s: error: TAP totals show failures\n' "$KMS_PROG" >&2; fail=1; }
 fi
 

@@ -1,0 +1,43 @@
+#!/bin/bash
+# test-lib.sh          ('make check-lib')
+#
+# The helpers of lib.sh and testlib.sh that read the logs every step's
+# verdict comes from, on logs written here:
+#   - tap_totals: KUnit's "# Totals:" lines of every suite added up (a
+#     failure in the first of two suites counts; console timestamps and CR
+#     line ends as QEMU's serial console writes them); none: status 1;
+#   - read_counts: the last "N passed, N failed" line of a log; none:
+#     status 1.
+# Ends with "N passed, N failed".
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+. "$KMS_SCRIPTS/testlib.sh"
+case "${1:-}" in -h|--help) kms_help; exit 0 ;; esac
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/kmapstack-lib.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+
+# fails CMD...: CMD fails (a function of this shell)
+fails() { ! "$@" > /dev/null 2>&1; }
+
+# same NAME WANT CMD...: CMD prints WANT
+same() {
+	local name=$1 want=$2 got; shift 2
+	got=$("$@" 2>&1) || true
+	if [ "$got" = "$want" ]; then ok "$name"; else nok "$name" "got '$got', want '$want'"; fi
+}
+
+printf '[    1.234567] # Totals: pass:15 fail:1 skip:0 total:16\r\n[    1.3] ok 1 kmap_stack\r\n[    2.5] # Totals: pass:14 fail:0 skip:2 total:16\r\n' > "$scratch/two.log"
+same "tap_totals: two suites added up, the first one's failure counted" \
+	"pass:29 fail:1 skip:2 total:32 (2 suites)" tap_totals "$scratch/two.log"
+printf '# Totals: pass:16 fail:0 skip:0 total:16\n' > "$scratch/one.log"
+same "tap_totals: one suite, no timestamp" "pass:16 fail:0 skip:0 total:16 (1 suite)" tap_totals "$scratch/one.log"
+printf 'booting\nKernel panic - not syncing\n' > "$scratch/none.log"
+check "tap_totals: a log without totals: status 1" fails tap_totals "$scratch/none.log"
+check "tap_totals: a missing log: status 1" fails tap_totals "$scratch/missing.log"
+
+printf '3 passed, 1 failed\nmore\n12 passed, 0 failed, 2 skipped\n' > "$scratch/counts.log"
+read_counts "$scratch/counts.log" && same "read_counts: the last closing line" "12 0" echo "$KMS_P $KMS_F" ||
+	nok "read_counts: the last closing line" "status 1"
+check "read_counts: a log without one: status 1" fails read_counts "$scratch/none.log"
+summary
