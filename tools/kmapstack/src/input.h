@@ -64,6 +64,8 @@ int input_tracedat(struct input_src *src, struct replay *r,
 int input_tracedat_any(struct input_src *src, struct replay *r,
 		       struct input_info *info, char *err, size_t errlen);
 int tracedat_use_child(void);
+/* the pass input_tracedat_any() last took: "child", "direct" or NULL */
+const char *tracedat_pass_taken(void);
 /* the same pass in this process (the fuzzer; no protection) */
 int input_tracedat_direct(const char *path, struct replay *r,
 			  struct input_info *info, char *err, size_t errlen);

@@ -337,7 +337,10 @@ static int parse_args(int argc, char **argv, struct cmd *cmd)
 	return 0;
 }
 
-/* KMAPSTACK_MEMSTAT=1: the memory in use at the end, for the benchmark */
+/*
+ * KMAPSTACK_MEMSTAT=1: the memory in use at the end and the trace.dat pass
+ * taken, for the benchmark
+ */
 static void memstat(void)
 {
 	FILE *fp;
@@ -345,6 +348,8 @@ static void memstat(void)
 
 	if (!getenv("KMAPSTACK_MEMSTAT"))
 		return;
+	if (tracedat_pass_taken())
+		fprintf(stderr, "kmapstack: pass: %s\n", tracedat_pass_taken());
 	fp = fopen("/proc/self/status", "r");
 	if (!fp)
 		return;

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_load.h"
 #include "input.h"
 #include "tracedat.h"
 
@@ -74,28 +75,47 @@ static int input_tracedat_watched(struct input_src *src, struct replay *r,
 /*
  * The child's pass pays off when a second core is free to run the replay
  * beside it; on a busy machine (or one core) the pass in this process costs
- * less. KMAPSTACK_PASS=child or direct chooses.
+ * less. Free means that few enough other tasks want a CPU now, not by the
+ * load average, a minute's mean that still counts a build that has just
+ * ended, or kmapstack's own last run. KMAPSTACK_PASS=child or direct
+ * chooses.
  */
 int tracedat_use_child(void)
 {
 	const char *e = getenv("KMAPSTACK_PASS");
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	double load;
+	double others, load;
 
 	if (e && !strcmp(e, "child"))
 		return 1;
 	if (e && !strcmp(e, "direct"))
 		return 0;
-	if (ncpu < 2 || getloadavg(&load, 1) != 1)
-		return ncpu >= 2;
-	return load <= (double)ncpu - 1;
+	if (ncpu < 2)
+		return 0;
+	others = cpu_load_others();
+	if (others < 0) {
+		if (getloadavg(&load, 1) != 1)
+			return 1;
+		others = load;
+	}
+	return others <= (double)ncpu - 1;
+}
+
+static const char *pass_taken;
+
+const char *tracedat_pass_taken(void)
+{
+	return pass_taken;
 }
 
 int input_tracedat_any(struct input_src *src, struct replay *r,
 		       struct input_info *info, char *err, size_t errlen)
 {
-	if (tracedat_use_child())
+	if (tracedat_use_child()) {
+		pass_taken = "child";
 		return input_tracedat(src, r, info, err, errlen);
+	}
+	pass_taken = "direct";
 	info->kind = INPUT_TRACEDAT;
 	return input_tracedat_watched(src, r, info, err, errlen);
 }

@@ -37,9 +37,12 @@ FLOOR=build/bench/floor
 ${CC:-cc} -O2 -std=c11 $(pkg-config --cflags libtracecmd) -o "$FLOOR" \
 	bench/floor.c $(pkg-config --libs libtracecmd libtraceevent)
 KMS="./kmapstack stats --no-progress"
-# the default: the child pass when the load average leaves a CPU free
+# the default: the pass kmapstack takes now (the child's when few enough
+# other tasks want a CPU), as it says with KMAPSTACK_MEMSTAT=1
 LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
-DEFAULT=$(awk -v n="$(nproc)" '{ print (n >= 2 && $1 <= n - 1) ? "child" : "direct" }' /proc/loadavg)
+DEFAULT=$(env -u KMAPSTACK_PASS KMAPSTACK_MEMSTAT=1 $KMS "$DAT" 2>&1 >/dev/null |
+	sed -n 's/^kmapstack: pass: //p')
+[ -n "$DEFAULT" ] || DEFAULT="(kmapstack did not say)"
 hyperfine -N --warmup 1 --runs 5 --export-json "$DIR/result.json" \
 	-n floor "$FLOOR $DAT" \
 	-n kmapstack "env -u KMAPSTACK_PASS $KMS $DAT" \

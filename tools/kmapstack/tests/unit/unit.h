@@ -22,5 +22,6 @@ void test_text_parse(void);
 void test_replay(void);
 void test_sites(void);
 void test_options(void);
+void test_cpu_load(void);
 
 #endif
