@@ -1,5 +1,5 @@
 #!/bin/bash
-# install-crash.sh [--print]
+# install-crash.sh [--target X86_64|X86] [--print]
 #
 # Makes sure there is a crash(8) that reads Linux 6.12 x86_64 dumps: crash
 # 8.0.6 built from Debian trixie's source, with the patches in
@@ -8,7 +8,20 @@
 # /opt/kmapstack/crash-8.0.6, build/crash-8.0.6/install if not root:
 # PREFIX/bin/crash, and PREFIX/include/crash/defs.h for the extension
 # build).  --print: print PREFIX on stdout (the build's messages go to
-# stderr).  Once per machine ('make crash'; make check starts it in the
+# stderr).
+# --target X86: the crash for i386 dumps (crash's 'make target=X86': a
+# 32-bit crash, as crash's ulong is the target's long) in
+# $KMAPSTACK_CRASH_X86_PREFIX (default /opt/kmapstack/crash-8.0.6-x86,
+# build/crash-8.0.6/x86/install if not root), for
+# scripts/test-postmortem-i386.sh and tools/crash's kmapstack-i386.so.
+# Same source and patches; it needs the 32-bit libraries: libc6-dev-i386,
+# lib32stdc++-12-dev, lib32ncurses-dev, lib32z1-dev (not gcc-multilib, which
+# Debian makes conflict with the cross compilers: the host's x86 asm/
+# headers serve -m32, through C_INCLUDE_PATH).  Its gdb is configured by
+# crash's own flags for that target (--target=i686-pc-linux-gnu
+# CFLAGS=-m32: no -O2) plus the same --disable-* (GDBFLAGS.extra).  And
+# tools/crash/patches/X86-crash-8.0.6-*.patch (crash 8.0.6 stops on
+# i386 kernels with syscall wrappers: 'cannot resolve "sys_open"').  Once per machine ('make crash'; make check starts it in the
 # background): 11.5 CPU-minutes, 636-743 s on 2 cores shared with other
 # builds.
 #
@@ -45,8 +58,17 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 case "${1:-}" in -h|--help) kms_help; exit 0 ;; esac
-print=0
-[ "${1:-}" = --print ] && print=1
+print=0 target=X86_64
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--print) print=1 ;;
+	--target) target=${2:-}; shift ;;
+	--target=*) target=${1#--target=} ;;
+	*) die "unknown argument '$1' (--target X86_64|X86, --print)" ;;
+	esac
+	shift
+done
+case "$target" in X86_64|X86) ;; *) die "unsupported --target '$target' (X86_64, X86)" ;; esac
 
 ver=8.0.6
 sha256=097c6c94ded7e24db4af58de24744bd28276d6f5bae0828bc6b6a02664c4282a
@@ -55,28 +77,41 @@ patches=("$KMS_REPO/tools/crash/patches/crash-$ver-"*.patch)
 [ -e "${patches[0]}" ] || patches=()
 gdb_patches=("$KMS_REPO/tools/crash/patches/gdb-10.2-"*.patch)
 [ -e "${gdb_patches[0]}" ] || gdb_patches=()
+# X86-crash-*: for target X86 only (the X86_64 crash and its stamp stay as they are)
+if [ "$target" = X86 ]; then
+	x86_patches=("$KMS_REPO/tools/crash/patches/X86-crash-$ver-"*.patch)
+	if [ -e "${x86_patches[0]}" ]; then patches+=("${x86_patches[@]}"); fi
+fi
 gdb_conf="CFLAGS=-O2 CXXFLAGS=-O2 --disable-gdbserver --disable-libctf --disable-nls"
-stamp_want=$( { echo "crash $ver $sha256 $gdb_conf"; cat "${patches[@]}" "${gdb_patches[@]}" /dev/null; } |
+# X86: crash's configure picks gdb's --target and -m32; ours are appended
+[ "$target" = X86_64 ] || gdb_conf="--disable-gdbserver --disable-libctf --disable-nls"
+stamp_want=$( { echo "crash $ver $sha256 $gdb_conf"; [ "$target" = X86_64 ] || echo "target $target"; cat "${patches[@]}" "${gdb_patches[@]}" /dev/null; } |
 	sha256sum | cut -d' ' -f1)
 
 installed() {	# crash is in $prefix, built from these sources
 	[ -x "$prefix/bin/crash" ] && [ -f "$prefix/include/crash/defs.h" ] &&
 		[ "$(cat "$prefix/kmapstack-build" 2>/dev/null)" = "$stamp_want" ]
 }
-prefix=${KMAPSTACK_CRASH_PREFIX:-/opt/kmapstack/crash-$ver}
+work=$KMS_BUILD/crash-$ver
+if [ "$target" = X86_64 ]; then
+	prefix_env=${KMAPSTACK_CRASH_PREFIX:-} sub=$work
+	prefix=${prefix_env:-/opt/kmapstack/crash-$ver}
+else
+	prefix_env=${KMAPSTACK_CRASH_X86_PREFIX:-} sub=$work/x86
+	prefix=${prefix_env:-/opt/kmapstack/crash-$ver-x86}
+fi
 # not root (and no crash in /opt yet): a prefix in the build directory
-if [ -z "${KMAPSTACK_CRASH_PREFIX:-}" ] && [ "$(id -u)" != 0 ] && ! installed; then
-	prefix=$KMS_BUILD/crash-$ver/install
+if [ -z "$prefix_env" ] && [ "$(id -u)" != 0 ] && ! installed; then
+	prefix=$sub/install
 fi
 done_() { [ "$print" = 0 ] || echo "$prefix"; exit 0; }
 
 installed && done_
 
-work=$KMS_BUILD/crash-$ver
-mkdir -p "$work"
-exec 9> "$work/.lock"
+mkdir -p "$sub"
+exec 9> "$sub/.lock"
 if ! flock -n 9; then
-	info "another install-crash.sh is building crash $ver: waiting for it"
+	info "another install-crash.sh is building crash $ver ($target): waiting for it"
 	flock 9
 fi
 installed && done_	# built meanwhile
@@ -86,12 +121,26 @@ for t in gcc g++ make bison flex makeinfo patch tar sha256sum; do
 done
 [ -f /usr/include/ncurses.h ] || die "libncurses-dev not installed (make deps)"
 [ -f /usr/include/zlib.h ] || die "zlib1g-dev not installed (make deps)"
+if [ "$target" = X86 ]; then
+	asminc=$sub/inc32
+	mkdir -p "$asminc"
+	ln -sfn "/usr/include/$(gcc -print-multiarch)/asm" "$asminc/asm"
+	export C_INCLUDE_PATH=$asminc CPLUS_INCLUDE_PATH=$asminc
+	if ! printf '#include <zlib.h>\n#include <curses.h>\n#include <asm/types.h>\nint main(void) { return 0; }\n' |
+		gcc -m32 -x c - -o /dev/null -lz -lncurses 2>/dev/null ||
+	   ! printf '#include <string>\nint main() { return std::string().size(); }\n' |
+		g++ -m32 -x c++ - -o /dev/null 2>/dev/null; then
+		die "no 32-bit build environment for target=X86 (apt-get install libc6-dev-i386 lib32stdc++-12-dev lib32ncurses-dev lib32z1-dev)"
+	fi
+fi
 if ! mkdir -p "$prefix" 2>/dev/null || [ ! -w "$prefix" ]; then
 	die "cannot write $prefix (run as root, or set KMAPSTACK_CRASH_PREFIX)"
 fi
 
 t0=$(now)
 tarball=$work/crash_$ver.orig.tar.gz
+exec 8> "$work/.fetch-lock"	# the two targets share the tarball
+flock 8
 if ! echo "$sha256  $tarball" | sha256sum -c --status 2>/dev/null; then
 	rm -f "$tarball"
 	apt=$work/apt
@@ -110,12 +159,13 @@ if ! echo "$sha256  $tarball" | sha256sum -c --status 2>/dev/null; then
 	echo "$sha256  $tarball" | sha256sum -c --status ||
 		die "$tarball: SHA-256 mismatch (want $sha256)"
 fi
+exec 8>&-
 
-src=$work/crash-$ver
-log=$work/build.log
-info "building crash $ver (with its gdb 10.2) in $src, make -j$jobs; log $log"
+src=$sub/crash-$ver
+log=$sub/build.log
+info "building crash $ver target=$target (with its gdb 10.2) in $src, make -j$jobs; log $log"
 rm -rf "$src"
-tar -C "$work" --no-same-owner -xzf "$tarball"
+tar -C "$sub" --no-same-owner -xzf "$tarball"
 for p in "${patches[@]}"; do
 	patch -d "$src" -p1 --quiet < "$p" || die "patch $p failed"
 done
@@ -126,7 +176,15 @@ for p in "${gdb_patches[@]}"; do
 done
 # crash's Makefile configures and builds the embedded gdb itself;
 # GDB_CONF_FLAGS reaches gdb's configure (VAR=VALUE arguments included).
-if ! make -C "$src" -j"$jobs" target=X86_64 GDB_CONF_FLAGS="$gdb_conf" > "$log" 2>&1; then
+# X86: configure's own GDB_CONF_FLAGS (the target, -m32) and ours from
+# GDBFLAGS.extra (GDB_CONF_FLAGS on the command line would replace them).
+mk=(target="$target")
+if [ "$target" = X86_64 ]; then
+	mk+=(GDB_CONF_FLAGS="$gdb_conf")
+else
+	echo "$gdb_conf" > "$src/GDBFLAGS.extra"
+fi
+if ! make -C "$src" -j"$jobs" "${mk[@]}" > "$log" 2>&1; then
 	tail -n 40 "$log" >&2
 	die "building crash $ver failed (see $log)"
 fi

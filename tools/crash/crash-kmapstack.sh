@@ -15,15 +15,24 @@
 # Exit status: crash's; 3 if crash reported an error of its own
 # (its initialisation, a gdb fault, a heap corruption).
 # Environment: KMAPSTACK_CRASH_PREFIX (see install-crash.sh),
-# KMAPSTACK_CRASH_OPTS (more crash options, e.g. --no_modules).
+# KMAPSTACK_CRASH_OPTS (more crash options, e.g. --no_modules),
+# KMAPSTACK_CRASH_TARGET=X86 for an i386 vmcore: install-crash.sh --target
+# X86's crash (KMAPSTACK_CRASH_X86_PREFIX) and kmapstack-i386.so
+# (make ARCH=i386).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-[ $# -ge 2 ] || { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 vmlinux=$1 vmcore=$2; shift 2
 [ $# -gt 0 ] || set -- ""
-prefix=$("$here/../../scripts/install-crash.sh" --print) || exit 2
-make -s -C "$here" CRASH_INC="$prefix/include" >&2 || exit 2
-ext=$here/kmapstack.so
+target=${KMAPSTACK_CRASH_TARGET:-X86_64}
+prefix=$("$here/../../scripts/install-crash.sh" --target "$target" --print) || exit 2
+if [ "$target" = X86 ]; then
+	make -s -C "$here" ARCH=i386 CRASH_INC="$prefix/include" >&2 || exit 2
+	ext=$here/kmapstack-i386.so
+else
+	make -s -C "$here" CRASH_INC="$prefix/include" >&2 || exit 2
+	ext=$here/kmapstack.so
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 { echo "extend $ext"; for a in "$@"; do echo "kmapstack $a"; done; echo quit; } > "$tmp/cmds"
