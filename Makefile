@@ -28,6 +28,8 @@
 #   make check-mutants: the KUnit cases fail on the first series' state bugs
 #   (scripts/mutants/v1.py; not in make check);
 #   make check-world: Debian's configs under a real workload (docs/real-world.md);
+#   make check-postmortem-i386: the crash extension on an i386 HIGHMEM vmcore
+#   (a crash for target=X86, a debug-info kernel; not in make check);
 #   update-event-formats rewrites the golden trace-event formats.
 # Tools:
 #   make tools            tools/kmapstack (the trace analyzer)
@@ -46,7 +48,7 @@ PREFIX ?= /usr/local
 	check-event-formats-i386 update-event-formats check-module-x86_64 \
 	check-module-i386 check-module-arm64 check-guest check-live \
 	check-analyzer-x86_64 check-analyzer-i386 \
-	check-postmortem check-suites check-tree check-deps check-lib check-mutants check-world demo bench bench-kernel bench-tools build-cross \
+	check-postmortem check-postmortem-i386 check-suites check-tree check-deps check-lib check-mutants check-world demo bench bench-kernel bench-tools build-cross \
 	check-cross check-all crash clean
 
 all: tools
@@ -102,6 +104,11 @@ check-live: kernel-x86_64 tools
 
 check-postmortem: kernel-x86_64 tools
 	bash scripts/test-guest.sh --only postmortem
+
+# crash 8.0.6 (target=X86) and kmapstack-i386.so on a dump of an i386 guest
+# with 3 GiB (highmem); builds its own kernel (build/out-i386-dbg)
+check-postmortem-i386:
+	bash scripts/test-postmortem-i386.sh
 
 # The kernel's own suites (iov_iter, memcpy, usercopy KUnit; the crypto
 # self-tests and tcrypt) in the x86_64 and i386 test kernels, with

@@ -21,7 +21,8 @@
 # crash's own flags for that target (--target=i686-pc-linux-gnu
 # CFLAGS=-m32: no -O2) plus the same --disable-* (GDBFLAGS.extra).  And
 # tools/crash/patches/X86-crash-8.0.6-*.patch (crash 8.0.6 stops on
-# i386 kernels with syscall wrappers: 'cannot resolve "sys_open"').  Once per machine ('make crash'; make check starts it in the
+# i386 kernels with syscall wrappers: 'cannot resolve "sys_open"'; and it
+# takes VMALLOC_START only from a vmcoreinfo, which a dump may lack).  Once per machine ('make crash'; make check starts it in the
 # background): 11.5 CPU-minutes, 636-743 s on 2 cores shared with other
 # builds.
 #

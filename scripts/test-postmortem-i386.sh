@@ -1,8 +1,7 @@
 #!/bin/bash
 # test-postmortem-i386.sh: the crash extension on a real vmcore of an i386
-# HIGHMEM guest (not part of make check: it needs a second crash build and
-# an i386 kernel with debug info; no make target yet: the module call
-# sites are not named, docs/howto-postmortem.md).
+# HIGHMEM guest ('make check-postmortem-i386'; not part of make check: it
+# needs a second crash build and an i386 kernel with debug info).
 #   - builds the i386 test kernel with DWARF into build/out-i386-dbg
 #     (scripts/build-kernel.sh i386 with KMAPSTACK_FRAGMENTS=
 #     scripts/configs/postmortem-i386.config) and kmapbug.ko against it;
@@ -45,6 +44,17 @@ KMAPSTACK_OUT=$kout KMAPSTACK_FRAGMENTS=$KMS_SCRIPTS/configs/postmortem-i386.con
 kout=$(cd "$kout" && pwd)
 vmlinux=$kout/vmlinux
 build_kmapbug "$kout"
+# the 32-bit libraries a crash for target=X86 builds against
+lib32=()
+for pkg in libc6-dev-i386 lib32stdc++-12-dev lib32gcc-12-dev lib32ncurses-dev lib32z1-dev; do
+	dpkg -s "$pkg" > /dev/null 2>&1 || lib32+=("$pkg")
+done
+if [ ${#lib32[@]} -gt 0 ]; then
+	info "installing ${lib32[*]} (apt-get)"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${lib32[@]}" > /dev/null ||
+		{ apt_update && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${lib32[@]}" > /dev/null; } ||
+		die "apt-get install ${lib32[*]} failed"
+fi
 crash_prefix=$("$KMS_SCRIPTS/install-crash.sh" --target X86 --print) ||
 	die "no crash 8.0.6 for target=X86 (scripts/install-crash.sh --target X86 failed)"
 "$crash_prefix/bin/crash" --version | grep -m 1 "^crash "
