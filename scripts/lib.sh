@@ -145,11 +145,18 @@ need_cross_tools() {
 	fi
 	[ ${#pkgs[@]} = 0 ] && return 0
 	[ "$(id -u)" = 0 ] || die "${pkgs[*]} missing (scripts/install-deps.sh as root)"
-	info "installing ${pkgs[*]} (apt-get)"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >&2 ||
+	apt_install "${pkgs[@]}"
+}
+
+# apt_install PKG...: install the Debian packages PKG (apt-get, no
+# recommends); if that fails, refresh the lists and try once more; dies
+# naming them if they still cannot be installed.
+apt_install() {
+	info "installing $* (apt-get)"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" > /dev/null ||
 		{ apt_update &&
-		  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >&2; } ||
-		die "apt-get install ${pkgs[*]} failed"
+		  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" > /dev/null; } ||
+		die "apt-get install $* failed"
 }
 
 # apt_update [APT-GET OPTION...]: refresh apt's package lists (with

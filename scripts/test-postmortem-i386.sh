@@ -49,12 +49,7 @@ lib32=()
 for pkg in libc6-dev-i386 lib32stdc++-12-dev lib32gcc-12-dev lib32ncurses-dev lib32z1-dev; do
 	dpkg -s "$pkg" > /dev/null 2>&1 || lib32+=("$pkg")
 done
-if [ ${#lib32[@]} -gt 0 ]; then
-	info "installing ${lib32[*]} (apt-get)"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${lib32[@]}" > /dev/null ||
-		{ apt_update && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${lib32[@]}" > /dev/null; } ||
-		die "apt-get install ${lib32[*]} failed"
-fi
+[ ${#lib32[@]} = 0 ] || apt_install "${lib32[@]}"
 crash_prefix=$("$KMS_SCRIPTS/install-crash.sh" --target X86 --print) ||
 	die "no crash 8.0.6 for target=X86 (scripts/install-crash.sh --target X86 failed)"
 "$crash_prefix/bin/crash" --version | grep -m 1 "^crash "
