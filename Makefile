@@ -20,7 +20,9 @@
 #   make check-cross      build-cross + boot arm, mips, powerpc and run KUnit
 #                         (docs/architectures.md)
 # Single test steps of make check: check-event-formats-ARCH (x86_64, i386),
-#   check-analyzer-ARCH, check-guest, check-live, check-postmortem, check-tools,
+#   check-analyzer-ARCH, check-guest, check-erofs (in check-guest: kmap_stack
+#   finds 6.12's out-of-order kunmap_local() in erofs lookups, kernel-fixes/),
+#   check-live, check-postmortem, check-tools,
 #   check-suites (the kernel's own KUnit suites and crypto self-tests),
 #   check-tree (the kernel tree follows kernel-patch/ and the tarball),
 #   check-deps (the set-up goes on past a failed apt-get update),
@@ -46,7 +48,7 @@ PREFIX ?= /usr/local
 	kernel-arm64 kunit-x86_64 kunit-i386 kunit-arm64 checkpatch bisect-build \
 	tools install check check-tools check-event-formats-x86_64 \
 	check-event-formats-i386 update-event-formats check-module-x86_64 \
-	check-module-i386 check-module-arm64 check-guest check-live \
+	check-module-i386 check-module-arm64 check-guest check-erofs check-live \
 	check-analyzer-x86_64 check-analyzer-i386 \
 	check-postmortem check-postmortem-i386 check-suites check-tree check-deps check-lib check-mutants check-world demo bench bench-kernel bench-tools build-cross \
 	check-cross check-all crash clean
@@ -98,6 +100,9 @@ update-event-formats: kernel-x86_64 kernel-i386
 GUEST_TESTS ?=
 check-guest: kernel-x86_64 tools
 	bash scripts/test-guest.sh $(GUEST_TESTS)
+
+check-erofs: kernel-x86_64
+	bash scripts/test-guest.sh --only erofs
 
 check-live: kernel-x86_64 tools
 	bash scripts/test-live.sh

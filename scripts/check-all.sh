@@ -111,7 +111,7 @@ run module-i386 make -s check-module-i386
 run suites make -s check-suites
 run analyzer-x86_64 make -s check-analyzer-x86_64
 run analyzer-i386 make -s check-analyzer-i386
-run guest make -s check-guest GUEST_TESTS="--only stress --only bpftrace"
+run guest make -s check-guest GUEST_TESTS="--only stress --only bpftrace --only erofs"
 run live make -s check-live
 # arm64 (cross-built, TCG): the KUnit suite and the test module
 run_kunit arm64
