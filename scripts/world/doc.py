@@ -48,20 +48,22 @@ out.append(f"Last run: {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC, "
            f"{mins(total)} in all on 2 shared vCPUs (QEMU TCG).")
 out.append("")
 rows = [
-    ("Debian config", "origin"), ("derived config", "config"), ("kernel build", "build.seconds"),
+    ("Debian config", "origin"), ("derived config", "config"), ("kernel build (the last make, ccache)", "build.seconds"),
     ("suites: KUnit (with the option)", "kms.kunit"), ("suites: crypto (with the option)", "kms.crypto"),
     ("suites: kmap maps (debugfs)", "kms.maps"), ("suites: checks", "kms.checks"),
     ("suites: wall time", "kms.seconds"),
     ("suites: KUnit (without the option)", "nokms.kunit"), ("suites: crypto (without the option)", "nokms.crypto"),
-    ("workload: phases", "workload.phases"), ("workload: wall time (boot to power-off)", "workload.seconds"),
+    ("workload: guest root", "workload.root"), ("workload: phases", "workload.phases"), ("workload: wall time (boot to power-off)", "workload.seconds"),
     ("workload: kmap maps (debugfs, during the workload)", "workload.maps"),
     ("workload: kmap maps (debugfs, since boot)", "workload.maps_total"),
     ("workload: traced maps (kmap_push)", "traced.maps"), ("workload: traced unmaps (kmap_pop)", "traced.unmaps"),
     ("workload: trace.dat size (MiB)", "workload.trace_mb"),
     ("workload: lost events", "traced.lost"), ("workload: kmap_violation events", "traced.violation_events"),
     ("workload: `kmapstack check` violations (exit status)", "check.violations"),
+    ("workload: of them, of the base kernel's known bugs", "check.violations_known"),
     ("workload: `kmapstack check` wall time", "check.seconds"),
     ("kmap_stack reports in the kernel log (workload)", "workload.reports"),
+    ("of them, of the base kernel's known bugs (triage below)", "workload.reports_known"),
 ]
 data = {f: load(f) for f in flavours}
 out.append("| | " + " | ".join(f"{f} ({ARCH.get(f, f)})" for f in flavours) + " |")

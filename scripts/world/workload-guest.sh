@@ -1,11 +1,15 @@
 #!/bin/bash
 # world/workload-guest.sh MODDIR SECONDS
 #
-# The check-world workload, run by scripts/check-world.sh inside the x86_64
-# guest (scripts/guest-run.sh: chroot into the host root over 9p; the
-# working directory is the writable output directory) under
+# The check-world workload, run by scripts/check-world.sh inside the guest
+# (scripts/guest-run.sh: chroot into a root over 9p, the host's on x86_64,
+# the i386 root of scripts/world/mkroot-i386.sh on 686-pae; the working
+# directory is the writable output directory) under
 # 'trace-cmd record -e kmap_stack'.  MODDIR holds the test modules (KUnit
 # suites, tcrypt.ko); SECONDS is the length of each stress-ng phase.
+# Nothing in it depends on the arch: the swap phases' stress-ng --vm takes
+# MemAvailable + 512 MiB, and each fails if no page was swapped out (zram:
+# pswpout, zswap: zswpout).
 # Phases: KUnit modules, crypto self-tests (tcrypt), ext4, btrfs
 # (compress=zstd, compress=lzo), squashfs and erofs images, vfat, swap on
 # zram and through zswap under memory pressure, loopback TCP with
@@ -38,15 +42,27 @@ mkdir -p $w/mnt $w/src
 stats start
 
 # --- the kernel's own KUnit suites (run at insmod) ---
+# (the guest is booted with kunit.enable=1; each suite's verdict is the
+# last line of its debugfs results, "ok 1 SUITE" or "not ok 1 SUITE")
 kunit() {
-	local m
+	local m s r bad=0
 	for m in kunit_iov_iter memcpy_kunit usercopy_kunit ext4-inode-test fat_test; do
 		[ -f "$mods/$m.ko" ] || { echo "missing $m.ko"; return 1; }
 		insmod "$mods/$m.ko" || return 1
 	done
-	for m in /sys/kernel/debug/kunit/*/results; do
-		echo "== $m"; cat "$m"
+	for s in iov_iter memcpy usercopy ext4_inode_test fat_test; do
+		r=/sys/kernel/debug/kunit/$s/results
+		if [ ! -r "$r" ]; then
+			echo "suite $s: no $r (KUnit disabled: kunit.enable=0?)"; bad=$((bad + 1)); continue
+		fi
+		echo "== $r"; cat "$r"
+		if [ "$(tail -n 1 "$r")" != "ok 1 $s" ] || grep -qE '^[[:space:]]*not ok ' "$r"; then
+			echo "suite $s: FAILED ($(tail -n 1 "$r"))"; bad=$((bad + 1))
+		else
+			echo "suite $s: ok ($(grep -cE '^[[:space:]]+ok [0-9]+ ' "$r") case(s) ok)"
+		fi
 	done
+	[ "$bad" = 0 ]
 }
 phase kunit kunit
 
@@ -70,11 +86,15 @@ crypto() {
 }
 phase crypto crypto
 
-# source tree for the filesystems and images: a tmpfs copy of the host's
-# /usr/include/linux (6.5 MB, ~800 files; more makes mksquashfs take
-# minutes under TCG)
+# source tree for the filesystems and images: a tmpfs copy of the root's
+# /usr/include/linux (linux-libc-dev; 6.5 MB, ~800 files; more makes
+# mksquashfs take minutes under TCG)
 src=$w/src
 cp -a /usr/include/linux/. $src/
+# vfat's names are case-insensitive: of the headers whose paths differ only
+# in case (netfilter's xt_RATEEST.h and xt_rateest.h...) keep one, or cp
+# into vfat fails with "File exists"
+find $src -type f | sort -f | awk '{ l = tolower($0) } l == p { print } { p = l }' | xargs -r rm -f
 
 # --- ext4 on a loop device (page cache, journal, directory pages) ---
 fsphase() {	# fsphase TYPE MKFS-ARGS MOUNT-OPTS
@@ -118,11 +138,12 @@ phase erofs rofs erofs
 
 # --- swap: zram, then zswap in front of it, under memory pressure ---
 swap() {	# swap zram|zswap
-	local dev=/dev/zram0 rc=0
+	local dev=/dev/zram0 rc=0 key=pswpout n0 n1 vmb
+	[ "$1" = zswap ] && key=zswpout
 	[ -b $dev ] || { echo "no $dev"; return 1; }
 	swapoff $dev 2>/dev/null; echo 1 > /sys/block/zram0/reset
-	echo lzo-rle > /sys/block/zram0/comp_algorithm || true
-	echo 1G > /sys/block/zram0/disksize || return 1
+	echo "zram comp_algorithm: $(cat /sys/block/zram0/comp_algorithm)"
+	echo 2G > /sys/block/zram0/disksize || return 1
 	mkswap $dev > /dev/null && swapon $dev || return 1
 	if [ "$1" = zswap ]; then
 		echo lzo > /sys/module/zswap/parameters/compressor
@@ -130,11 +151,32 @@ swap() {	# swap zram|zswap
 	else
 		echo N > /sys/module/zswap/parameters/enabled
 	fi
-	sng --vm 2 --vm-bytes 900m --vm-keep --page-in || rc=$?
+	# a tmpfs file of what is available plus 256 MiB, written and read
+	# back: the excess has to go out to swap and come back in.  (Plus 384
+	# MiB with 1 GiB of zram filled the swap: the x86_64 guest ran out of
+	# memory.)  (stress-ng
+	# --vm of the same size swapped out nothing: 0 pages in 20 s on
+	# x86_64, with or without --vm-populate; i386 workers of 1.6 GiB did 0
+	# bogo ops.)  Text, so that zram compresses it, not same-filled pages.
+	vmb=$(awk '/^MemAvailable:/ {print int($2 / 1024) + 256}' /proc/meminfo)
+	echo "fill: $vmb MiB: $(grep -E '^(MemTotal|MemAvailable|HighTotal):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
+	n0=$(awk -v k=$key '$1 == k {print $2}' /proc/vmstat)
+	mkdir -p $w/fill
+	mount -t tmpfs -o size=$((vmb + 64))m none $w/fill || return 1
+	# (yes ends on SIGPIPE, which pipefail would take for a failure)
+	{ { yes "kmapstack $1 $vmb" || :; } | head -c "${vmb}M" > $w/fill/a && md5sum $w/fill/a; } || rc=$?
+	umount $w/fill
+	n1=$(awk -v k=$key '$1 == k {print $2}' /proc/vmstat)
 	grep -E 'pswp|zswp' /proc/vmstat | tr '\n' ' '; echo
 	[ "$1" != zswap ] || grep -r . /sys/kernel/debug/zswap/ 2>/dev/null | grep -E 'stored_pages|written_back' | tr '\n' ' '
 	echo N > /sys/module/zswap/parameters/enabled
 	swapoff $dev; echo 1 > /sys/block/zram0/reset
+	# the phase is about swap: it fails if no page went out
+	if [ -n "$n0" ] && [ -n "$n1" ] && [ "$n1" -gt "$n0" ]; then
+		echo "$1: $((n1 - n0)) page(s) swapped out ($key)"
+	else
+		echo "$1: no page swapped out ($key ${n0:-?} -> ${n1:-?})"; rc=1
+	fi
 	return $rc
 }
 umount $w 2>/dev/null	# give the memory back before the pressure phases
