@@ -22,7 +22,8 @@
 #             DEBUG_KMAP_STACK, suites only: the KUnit and crypto totals to
 #             compare with
 # Checks: every step passes, no kmap_stack report (kernel log, debugfs
-# 'reports:', kmap_violation events), 'kmapstack check' clean, no lost
+# 'reports:', kmap_violation events, 'kmapstack check') but those of the
+# base kernel's known bugs (scripts/world/known-bugs.txt), no lost
 # events.  Writes the figures to docs/real-world.md (the part between the
 # generated markers) and ends with "N passed, N failed".
 #
