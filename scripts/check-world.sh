@@ -62,7 +62,7 @@ rev=$(git -C "$KMAPSTACK_TREE" log --oneline base..HEAD 2>/dev/null | wc -l)
 
 # known_bugs < SITES: of the call sites read (one a line), prints how
 # many match a bug of the base kernel (scripts/world/known-bugs.txt) and
-# the names of those bugs ("3 RB-1"); any other line counts as unknown
+# the names of those bugs ("3 BUG-1"); any other line counts as unknown
 known_bugs() {
 	awk -F'\t' 'NR == FNR { if ($0 !~ /^#/ && NF == 2) { name[++n] = $1; re[n] = $2 } next }
 		{ for (i = 1; i <= n; i++) if ($0 ~ re[i]) { k++; seen[name[i]] = 1; break } }
@@ -151,15 +151,17 @@ EOF
 	m1=$(grep -aoE 'world\| stats end maps: [0-9]+' "$res/$f-workload.log" | awk '{print $NF}' | tail -n 1)
 	rec "$f" workload.maps "$(( ${m1:-0} - ${m0:-0} ))"
 	rec "$f" workload.maps_total "${m1:-0}"
-	# the reports' titles "kmap_stack: WHAT in SITE"; a SITE of a bug of
-	# the base kernel (scripts/world/known-bugs.txt) is that bug's
-	tr -d '\r' < "$run/console.log" | sed -E 's/^\[ *[0-9.]+\] //' | grep '^kmap_stack: ' > "$run/report-titles.txt" || true
+	# the kernel log without timestamps; the reports' titles "kmap_stack:
+	# WHAT in SITE": a SITE of a bug of the base kernel
+	# (scripts/world/known-bugs.txt) is that bug's
+	tr -d '\r' < "$run/console.log" | sed -E 's/^\[ *[0-9.]+\] //' > "$run/kernel-log.txt"
+	grep '^kmap_stack: ' "$run/kernel-log.txt" > "$run/report-titles.txt" || true
 	nrep=$(wc -l < "$run/report-titles.txt")
 	read -r nknown known < <(known_bugs < <(sed -E 's/.* in ([^ ]+)$/\1/' "$run/report-titles.txt"))
 	rec "$f" workload.reports "$nrep"
 	rec "$f" workload.reports_known "$nknown${known:+ ($known)}"
 	if [ "$nrep" -gt 0 ]; then
-		tr -d '\r' < "$run/console.log" | sed -E 's/^\[ *[0-9.]+\] //' | grep -A60 '^kmap_stack: ' | head -n 120 > "$res/$f-workload-reports.txt"
+		grep -A60 '^kmap_stack: ' "$run/kernel-log.txt" | head -n 120 > "$res/$f-workload-reports.txt"
 	fi
 	if [ "$nrep" = "$nknown" ]; then
 		ok "$f workload: no kmap_stack report other than of the base kernel's known bugs ($nrep report(s)${known:+: $known})"
@@ -172,23 +174,29 @@ EOF
 		"$kmapstack" check --no-progress "$run/trace.dat" > "$run/check.txt" 2>&1 || crc=$?
 		"$kmapstack" report --json --no-progress --max-violations 100000 -o "$run/summary.json" "$run/trace.dat" > /dev/null 2>&1 || true
 		rec "$f" check.seconds $(( $(now) - t0 ))
-		read -r maps unmaps kviol lost viol < <(/usr/bin/python3 - "$run/summary.json" "$run/violation-sites.txt" <<'PY'
+		# the unmapping sites of every violation, and of those the kernel's
+		# kmap_violation events gave (source kernel or both)
+		read -r maps unmaps kviol lost viol < <(/usr/bin/python3 - "$run/summary.json" \
+			"$run/violation-sites.txt" "$run/violation-sites-kernel.txt" <<'PY'
 import json, sys
 try:
     j = json.load(open(sys.argv[1]))
     s = j["summary"]
-    with open(sys.argv[2], "w") as f:
+    more = "(%d not shown)\n" % s["not_shown"] if s.get("not_shown") else ""
+    with open(sys.argv[2], "w") as a, open(sys.argv[3], "w") as k:
         for v in j["violations"]:
-            f.write(v["caller"] + "\n")
-    if s.get("not_shown"):
-        with open(sys.argv[2], "a") as f:
-            f.write("(%d not shown)\n" % s["not_shown"])
+            a.write(v["caller"] + "\n")
+            if v["source"] != "replay":
+                k.write(v["caller"] + "\n")
+        a.write(more)
+        k.write(more)
     print(s["maps"], s["unmaps"], s["kernel_violation_events"], s["lost_events"], s["violations"])
 except Exception:
     print("x x x x x")
 PY
 )
 		read -r vknown vnames < <(known_bugs < "$run/violation-sites.txt" 2>/dev/null || echo "0")
+		read -r kknown _ < <(known_bugs < "$run/violation-sites-kernel.txt" 2>/dev/null || echo "0")
 		rec "$f" traced.maps "$maps"; rec "$f" traced.unmaps "$unmaps"
 		rec "$f" traced.violation_events "$kviol"; rec "$f" traced.lost "$lost"
 		rec "$f" check.violations "$viol"; rec "$f" check.violations_known "$vknown${vnames:+ ($vnames)}"
@@ -200,8 +208,8 @@ PY
 			nok "$f workload: kmapstack check exit $crc, $viol violation(s), $vknown of known bugs ($run/check.txt)"
 		fi
 		[ "$lost" = 0 ] && ok "$f workload: no lost events" || nok "$f workload: $lost lost event(s)"
-		[ "$kviol" = "$vknown" ] && ok "$f workload: no kmap_violation event other than of known bugs ($kviol in all)" ||
-			nok "$f workload: $kviol kmap_violation event(s), $vknown of known bugs"
+		[ "$kviol" = "$kknown" ] && ok "$f workload: no kmap_violation event other than of known bugs ($kviol in all)" ||
+			nok "$f workload: $kviol kmap_violation event(s), $kknown of known bugs"
 	else
 		nok "$f workload: no trace.dat"
 	fi

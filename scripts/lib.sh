@@ -413,6 +413,15 @@ kms_help() {
 	sed -n '2,/^[^#]/p' "$0" | sed '/^[^#]/d; s/^# \{0,1\}//'
 }
 
+# stage_modules OUT KARCH DIR: 'make modules_install' of the kernel build
+# OUT (kernel ARCH KARCH), stripped, into DIR/stage (log
+# DIR/modules_install.log); dies with the log if it fails.
+stage_modules() {
+	make -s -C "$1" ARCH="$2" INSTALL_MOD_PATH="$3/stage" INSTALL_MOD_STRIP=1 \
+		modules_install > "$3/modules_install.log" 2>&1 ||
+		{ cat "$3/modules_install.log" >&2; die "make modules_install of $1 failed"; }
+}
+
 # build_kmapbug OUT: tests/modules/kmapbug built against the kernel build
 # OUT (of $KMS_ARCH: call check_arch first), in OUT/kmapbug: a copy, so the
 # source directory stays clean; a file is copied only when it differs, so

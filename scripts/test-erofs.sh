@@ -75,9 +75,7 @@ check "image: root directory of $nfiles names spans $blocks blocks (>= 3)" [ "$b
 kver=$(cat "$KMS_GUEST_OUT/include/config/kernel.release")
 mkdir -p "$base/stage"
 if grep -qx 'CONFIG_EROFS_FS=m' "$cfg"; then
-	make -s -C "$KMS_GUEST_OUT" ARCH=x86_64 INSTALL_MOD_PATH="$base/stage" INSTALL_MOD_STRIP=1 \
-		modules_install > "$base/modules_install.log" 2>&1 ||
-		{ cat "$base/modules_install.log" >&2; die "make modules_install failed"; }
+	stage_modules "$KMS_GUEST_OUT" x86_64 "$base"
 fi
 
 rc=0

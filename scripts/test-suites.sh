@@ -75,9 +75,7 @@ kver=$(cat "$out/include/config/kernel.release")
 t0=$(now)
 rm -rf "$dir" && mkdir -p "$dir"
 stage=$dir/stage
-make -s -C "$out" ARCH="$KMS_KARCH" INSTALL_MOD_PATH="$stage" INSTALL_MOD_STRIP=1 \
-	modules_install > "$dir/modules_install.log" 2>&1 ||
-	{ cat "$dir/modules_install.log" >&2; die "make modules_install failed"; }
+stage_modules "$out" "$KMS_KARCH" "$dir"
 moddir=$stage/lib/modules/$kver
 [ -f "$moddir/modules.dep" ] || die "no modules.dep in $moddir (depmod missing?)"
 

@@ -7,8 +7,8 @@
 # directory is the writable output directory) under
 # 'trace-cmd record -e kmap_stack'.  MODDIR holds the test modules (KUnit
 # suites, tcrypt.ko); SECONDS is the length of each stress-ng phase.
-# Nothing in it depends on the arch: the swap phases' stress-ng --vm takes
-# MemAvailable + 512 MiB, and each fails if no page was swapped out (zram:
+# Nothing in it depends on the arch: the swap phases fill a tmpfs with
+# MemAvailable + 256 MiB, and each fails if no page was swapped out (zram:
 # pswpout, zswap: zswpout).
 # Phases: KUnit modules, crypto self-tests (tcrypt), ext4, btrfs
 # (compress=zstd, compress=lzo), squashfs and erofs images, vfat, swap on
@@ -137,6 +137,7 @@ phase squashfs rofs squashfs
 phase erofs rofs erofs
 
 # --- swap: zram, then zswap in front of it, under memory pressure ---
+vmstat_count() { awk -v k="$1" '$1 == k {print $2}' /proc/vmstat; }
 swap() {	# swap zram|zswap
 	local dev=/dev/zram0 rc=0 key=pswpout n0 n1 vmb
 	[ "$1" = zswap ] && key=zswpout
@@ -151,22 +152,21 @@ swap() {	# swap zram|zswap
 	else
 		echo N > /sys/module/zswap/parameters/enabled
 	fi
-	# a tmpfs file of what is available plus 256 MiB, written and read
-	# back: the excess has to go out to swap and come back in.  (Plus 384
-	# MiB with 1 GiB of zram filled the swap: the x86_64 guest ran out of
-	# memory.)  (stress-ng
-	# --vm of the same size swapped out nothing: 0 pages in 20 s on
-	# x86_64, with or without --vm-populate; i386 workers of 1.6 GiB did 0
-	# bogo ops.)  Text, so that zram compresses it, not same-filled pages.
+	# A tmpfs file of what is available plus 256 MiB, written and read
+	# back: the excess has to go out to swap and come back in.  Text, so
+	# that zram compresses it (not same-filled pages).  (Plus 384 MiB with
+	# 1 GiB of zram filled the swap: the x86_64 guest ran out of memory.
+	# stress-ng --vm of that size swapped out nothing on x86_64, with or
+	# without --vm-populate; on i386 its workers did 0 bogo ops.)
 	vmb=$(awk '/^MemAvailable:/ {print int($2 / 1024) + 256}' /proc/meminfo)
 	echo "fill: $vmb MiB: $(grep -E '^(MemTotal|MemAvailable|HighTotal):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
-	n0=$(awk -v k=$key '$1 == k {print $2}' /proc/vmstat)
+	n0=$(vmstat_count $key)
 	mkdir -p $w/fill
 	mount -t tmpfs -o size=$((vmb + 64))m none $w/fill || return 1
 	# (yes ends on SIGPIPE, which pipefail would take for a failure)
 	{ { yes "kmapstack $1 $vmb" || :; } | head -c "${vmb}M" > $w/fill/a && md5sum $w/fill/a; } || rc=$?
 	umount $w/fill
-	n1=$(awk -v k=$key '$1 == k {print $2}' /proc/vmstat)
+	n1=$(vmstat_count $key)
 	grep -E 'pswp|zswp' /proc/vmstat | tr '\n' ' '; echo
 	[ "$1" != zswap ] || grep -r . /sys/kernel/debug/zswap/ 2>/dev/null | grep -E 'stored_pages|written_back' | tr '\n' ' '
 	echo N > /sys/module/zswap/parameters/enabled
