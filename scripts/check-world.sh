@@ -28,6 +28,10 @@
 # generated markers) and ends with "N passed, N failed".
 #
 # Environment: KMAPSTACK_WORLD_SECONDS (each stress-ng phase, default 20),
+#   KMAPSTACK_WORLD_MAPS=N: after the traced run, untraced rounds of the
+#   stress phases until the kernel has made N mappings since boot (debugfs
+#   'maps'), for KMAPSTACK_WORLD_UNTRACED_SECONDS at most (default 7200);
+#   their reports and failed phases count as the traced run's,
 #   KMAPSTACK_WORLD_NOKMS=1, KMAPSTACK_WORLD_NO_BUILD=1 (use the built
 #   kernels), KMAPSTACK_WORLD_DOC (default docs/real-world.md; '' for none),
 #   KMAPSTACK_TREE (default build/world/linux).
@@ -37,6 +41,11 @@ set -uo pipefail
 case "${1:-}" in -h|--help) kms_help; exit 0 ;; esac
 flavours=("$@"); [ ${#flavours[@]} -gt 0 ] || flavours=(amd64 686-pae rt)
 secs=${KMAPSTACK_WORLD_SECONDS:-20}
+maps_goal=${KMAPSTACK_WORLD_MAPS:-0}
+usecs=${KMAPSTACK_WORLD_UNTRACED_SECONDS:-7200}
+[[ "$maps_goal" =~ ^[0-9]+$ && "$usecs" =~ ^[0-9]+$ ]] ||
+	die "KMAPSTACK_WORLD_MAPS and KMAPSTACK_WORLD_UNTRACED_SECONDS take a number"
+[ "$maps_goal" = 0 ] && usecs=0
 export KMAPSTACK_TREE=${KMAPSTACK_TREE:-$KMS_BUILD/world/linux}
 res=$KMS_BUILD/world/results
 doc=${KMAPSTACK_WORLD_DOC-$KMS_REPO/docs/real-world.md}
@@ -131,6 +140,13 @@ nice -n -10 trace-cmd record -q -e kmap_stack -b $bufkb -o $run/trace.dat \\
 	nice -n 10 /bin/bash -c 'echo 0 > /proc/self/oom_score_adj; "\$@"; echo \$? > $run/workload.status' workload \\
 	/bin/bash $run/workload-guest.sh $run/mods $secs
 [ -f $run/trace.dat ] || { echo "no trace.dat" >&2; exit 1; }
+# untraced rounds: up to $maps_goal mappings since boot, $usecs s at most
+n=0 end=\$((SECONDS + $usecs))
+while m=\$(awk '\$1 == "maps:" {print \$2}' /sys/kernel/debug/kmap_stack/stats) &&
+	[ "\${m:-0}" -lt $maps_goal ] && [ \$SECONDS -lt \$end ]; do
+	n=\$((n + 1))
+	WORLD_UNTRACED=\$n /bin/bash $run/workload-guest.sh $run/mods $secs
+done
 exit \$(cat $run/workload.status 2>/dev/null || echo 99)
 EOF
 	t0=$(now)
@@ -138,19 +154,35 @@ EOF
 	# modules of the first phase run their suites as they load; the
 	# timeout leaves trace-cmd time to merge its per-CPU files over 9p,
 	# 2 x 1 GB on i386 for 25 M maps: 2400 s was not enough)
-	KMAPSTACK_OUT=$out "$KMS_SCRIPTS/guest-run.sh" "${groot[@]}" -o "$run" -t $((secs * 30 + 4200)) -m "$mem" \
+	KMAPSTACK_OUT=$out "$KMS_SCRIPTS/guest-run.sh" "${groot[@]}" -o "$run" -t $((secs * 30 + 4200 + usecs)) -m "$mem" \
 		-a kunit.enable=1 "$run/guest.sh" > "$res/$f-workload.log" 2>&1 || rc=$?
 	rec "$f" workload.seconds $(( $(now) - t0 ))
 	grep -E '^world\| ' "$res/$f-workload.log" | sed 's/^/  /'
 	[ "$rc" = 0 ] && ok "$f workload: every phase passed" ||
 		nok "$f workload: status $rc ($(grep -ao 'failed phases: [0-9]*' "$res/$f-workload.log" | tail -n 1); see $run/console.log)"
 	rec "$f" workload.phases "$(grep -aoE 'world\| phase [a-z0-9-]+ status=[0-9]+ seconds=[0-9]+' "$res/$f-workload.log" |
-		awk '{split($4,s,"="); split($5,t,"="); printf "%s%s %ss%s", sep, $3, t[2], (s[2]=="0"?"":" FAILED"); sep=", "}')"
+		awk '!seen[$3]++ {split($4,s,"="); split($5,t,"="); printf "%s%s %ss%s", sep, $3, t[2], (s[2]=="0"?"":" FAILED"); sep=", "}')"
 	local m0 m1
 	m0=$(grep -aoE 'world\| stats start maps: [0-9]+' "$res/$f-workload.log" | awk '{print $NF}' | tail -n 1)
 	m1=$(grep -aoE 'world\| stats end maps: [0-9]+' "$res/$f-workload.log" | awk '{print $NF}' | tail -n 1)
 	rec "$f" workload.maps "$(( ${m1:-0} - ${m0:-0} ))"
 	rec "$f" workload.maps_total "${m1:-0}"
+	if [ "$maps_goal" != 0 ]; then
+		# (sort -u: a failed guest's log repeats the console's last lines)
+		local rounds m2 ufail
+		rounds=$(grep -aoE '^world\| untraced [0-9]+ stats end ' "$res/$f-workload.log" | sort -u | wc -l)
+		m2=$(grep -aoE '^world\| untraced [0-9]+ stats end maps: [0-9]+' "$res/$f-workload.log" | awk '{print $NF}' | sort -n | tail -n 1)
+		m2=${m2:-${m1:-0}}
+		ufail=$(grep -aoE '^world\| untraced [0-9]+ failed phases: [0-9]+' "$res/$f-workload.log" | sort -u |
+			awk '{s += $NF} END {print s + 0}')
+		rec "$f" untraced.rounds "$rounds"
+		rec "$f" untraced.maps "$(( m2 - ${m1:-0} ))"
+		rec "$f" untraced.maps_total "$m2"
+		[ "$ufail" = 0 ] && ok "$f untraced: $rounds round(s), every phase passed" ||
+			nok "$f untraced: $ufail failed phase(s) in $rounds round(s) (see $res/$f-workload.log)"
+		[ "$m2" -ge "$maps_goal" ] && ok "$f untraced: $m2 mappings since boot (goal $maps_goal)" ||
+			nok "$f untraced: $m2 mappings since boot, short of $maps_goal in ${usecs}s"
+	fi
 	# the kernel log without timestamps; the reports' titles "kmap_stack:
 	# WHAT in SITE": a SITE of a bug of the base kernel
 	# (scripts/world/known-bugs.txt) is that bug's
@@ -218,6 +250,8 @@ PY
 for f in "${flavours[@]}"; do
 	echo "=== $f"
 	rm -f "$res/$f.txt"
+	rec "$f" run "$(date -u '+%Y-%m-%d %H:%M') UTC, series of $rev patch(es), stress phases of ${secs}s"
+	p0=$KMS_PASS f0=$KMS_FAIL
 	out=$KMS_BUILD/world/out-$f
 	if [ "${KMAPSTACK_WORLD_NO_BUILD:-0}" != 1 ] || [ ! -f "$out/arch/x86/boot/bzImage" ]; then
 		if "$KMS_SCRIPTS/world/build.sh" "$f" "$out" > "$res/$f-build.log" 2>&1; then
@@ -240,6 +274,7 @@ for f in "${flavours[@]}"; do
 			nok "$f: build without DEBUG_KMAP_STACK (see $res/$f-nokms-build.log)"
 		fi
 	fi
+	rec "$f" checks "$((KMS_PASS - p0)) passed, $((KMS_FAIL - f0)) failed"
 done
 total=$(( $(now) - start ))
 echo "check-world: ${total}s"

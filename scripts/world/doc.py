@@ -13,7 +13,7 @@ BEGIN = "<!-- check-world: generated, do not edit (scripts/check-world.sh) -->"
 END = "<!-- check-world: end of generated part -->"
 
 doc, res, total, npass, nfail, npatch = sys.argv[1:7]
-flavours = sys.argv[7:]
+ran = sys.argv[7:]
 ARCH = {"amd64": "x86_64", "rt": "x86_64 PREEMPT_RT", "686-pae": "i386 PAE, 3 GiB (2.1 GiB highmem)"}
 
 
@@ -42,12 +42,19 @@ def mins(v):
     return f"{s // 60} min {s % 60:02d} s" if s >= 60 else f"{s} s"
 
 
+# the flavours of this run, and those of earlier runs whose figures are
+# still in RESULTS (each column says when it ran)
+flavours = [f for f in ARCH if f in ran or os.path.exists(os.path.join(res, f + ".txt"))]
+flavours += [f for f in ran if f not in flavours]
+
 out = [BEGIN, ""]
 out.append(f"Last run: {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC, "
-           f"`make check-world` ({' '.join(flavours)}), series of {npatch} patch(es), "
-           f"{mins(total)} in all on 2 shared vCPUs (QEMU TCG).")
+           f"`make check-world` ({' '.join(ran)}), series of {npatch} patch(es), "
+           f"{mins(total)} in all on 2 shared vCPUs (QEMU TCG); "
+           f"its checks: {npass} passed, {nfail} failed.")
 out.append("")
 rows = [
+    ("run (this flavour's figures)", "run"), ("its checks", "checks"),
     ("Debian config", "origin"), ("derived config", "config"), ("kernel build (the last make, ccache)", "build.seconds"),
     ("suites: KUnit (with the option)", "kms.kunit"), ("suites: crypto (with the option)", "kms.crypto"),
     ("suites: kmap maps (debugfs)", "kms.maps"), ("suites: checks", "kms.checks"),
@@ -57,6 +64,9 @@ rows = [
     ("workload: kmap maps (debugfs, during the workload)", "workload.maps"),
     ("workload: kmap maps (debugfs, since boot)", "workload.maps_total"),
     ("workload: traced maps (kmap_push)", "traced.maps"), ("workload: traced unmaps (kmap_pop)", "traced.unmaps"),
+    ("untraced rounds after the trace (KMAPSTACK_WORLD_MAPS)", "untraced.rounds"),
+    ("untraced rounds: kmap maps (debugfs)", "untraced.maps"),
+    ("kmap maps since boot, at the end (debugfs)", "untraced.maps_total"),
     ("workload: trace.dat size (MiB)", "workload.trace_mb"),
     ("workload: lost events", "traced.lost"), ("workload: kmap_violation events", "traced.violation_events"),
     ("workload: `kmapstack check` violations (exit status)", "check.violations"),
@@ -74,7 +84,8 @@ for label, key in rows:
         v = data[f].get(key)
         if key.endswith("seconds"):
             v = mins(v)
-        elif key in ("kms.maps", "workload.maps", "workload.maps_total", "traced.maps", "traced.unmaps"):
+        elif key in ("kms.maps", "workload.maps", "workload.maps_total", "traced.maps", "traced.unmaps",
+                     "untraced.maps", "untraced.maps_total"):
             v = num(v)
         elif key == "check.violations" and v is not None:
             v = f"{v} ({data[f].get('check.exit', '?')})"
@@ -92,8 +103,6 @@ for f in flavours:
         out.extend(open(p).read().rstrip("\n").split("\n"))
         out.append("```")
         out.append("")
-out.append(f"check-world: {npass} passed, {nfail} failed")
-out.append("")
 out.append(END)
 gen = "\n".join(out) + "\n"
 
