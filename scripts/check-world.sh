@@ -250,7 +250,8 @@ PY
 for f in "${flavours[@]}"; do
 	echo "=== $f"
 	rm -f "$res/$f.txt"
-	rec "$f" run "$(date -u '+%Y-%m-%d %H:%M') UTC, series of $rev patch(es), stress phases of ${secs}s"
+	untraced=; [ "$maps_goal" = 0 ] || untraced=", untraced rounds to $maps_goal maps"
+	rec "$f" run "$(date -u '+%Y-%m-%d %H:%M') UTC, series of $rev patch(es), stress phases of ${secs}s$untraced"
 	p0=$KMS_PASS f0=$KMS_FAIL
 	out=$KMS_BUILD/world/out-$f
 	if [ "${KMAPSTACK_WORLD_NO_BUILD:-0}" != 1 ] || [ ! -f "$out/arch/x86/boot/bzImage" ]; then
