@@ -162,16 +162,19 @@ EOF
 		nok "$f workload: status $rc ($(grep -ao 'failed phases: [0-9]*' "$res/$f-workload.log" | tail -n 1); see $run/console.log)"
 	rec "$f" workload.phases "$(grep -aoE 'world\| phase [a-z0-9-]+ status=[0-9]+ seconds=[0-9]+' "$res/$f-workload.log" |
 		awk '!seen[$3]++ {split($4,s,"="); split($5,t,"="); printf "%s%s %ss%s", sep, $3, t[2], (s[2]=="0"?"":" FAILED"); sep=", "}')"
+	# last_count REGEX: the number ending the last line of the guest's
+	# output that matches REGEX (the counts only grow)
+	last_count() { grep -aoE "$1 [0-9]+" "$res/$f-workload.log" | awk '{print $NF}' | tail -n 1; }
 	local m0 m1
-	m0=$(grep -aoE 'world\| stats start maps: [0-9]+' "$res/$f-workload.log" | awk '{print $NF}' | tail -n 1)
-	m1=$(grep -aoE 'world\| stats end maps: [0-9]+' "$res/$f-workload.log" | awk '{print $NF}' | tail -n 1)
+	m0=$(last_count 'world\| stats start maps:')
+	m1=$(last_count 'world\| stats end maps:')
 	rec "$f" workload.maps "$(( ${m1:-0} - ${m0:-0} ))"
 	rec "$f" workload.maps_total "${m1:-0}"
 	if [ "$maps_goal" != 0 ]; then
 		# (sort -u: a failed guest's log repeats the console's last lines)
 		local rounds m2 ufail
 		rounds=$(grep -aoE '^world\| untraced [0-9]+ stats end ' "$res/$f-workload.log" | sort -u | wc -l)
-		m2=$(grep -aoE '^world\| untraced [0-9]+ stats end maps: [0-9]+' "$res/$f-workload.log" | awk '{print $NF}' | sort -n | tail -n 1)
+		m2=$(last_count '^world\| untraced [0-9]+ stats end maps:')
 		m2=${m2:-${m1:-0}}
 		ufail=$(grep -aoE '^world\| untraced [0-9]+ failed phases: [0-9]+' "$res/$f-workload.log" | sort -u |
 			awk '{s += $NF} END {print s + 0}')

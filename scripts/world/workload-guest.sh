@@ -191,6 +191,7 @@ mount -t tmpfs -o size=1200m tmpfs $w; mkdir -p $w/mnt
 # --- loopback TCP and pipes: sendfile, splice, tee, vmsplice ---
 phase net sng --temp-path $w --sock 2 --sock-zerocopy --sendfile 1 --sendfile-size 1m \
 	--splice 1 --tee 1 --udp 1
+umount $w	# (an untraced round after this one mounts it afresh)
 stats end
 say "failed phases: $failed"
 exit $failed
