@@ -8,8 +8,8 @@
 #   merge_config.sh -m  scripts/configs/common.config
 #                       + the tree's mm/kmap_stack/.kunitconfig, if the series has one
 #                       + scripts/configs/ARCH.config and the test fragments
-#                         (x86_64: smp modules traces guest; i386: smp modules
-#                         traces; arm64: modules traces)
+#                         (x86_64: smp modules traces guest suites; i386: smp
+#                         modules traces suites; arm64: modules traces)
 #                       + $KMAPSTACK_FRAGMENTS (space separated)
 #   make olddefconfig
 # then verifies that every CONFIG_X=... and '# CONFIG_X is not set' line of

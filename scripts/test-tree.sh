@@ -11,7 +11,15 @@
 #   - the tree has a commit of its own and the patches changed: refused,
 #     naming make export-patches and make kernel-tree;
 #   - export-patches.sh, then a build: the tree is kept, with its commit;
-#   - a new tarball (a Debian point release): the tree is re-made on it.
+#   - a new tarball (a Debian point release): the tree is re-made on it;
+# and the base-version policy (docs/harness.md, 'The base kernel'):
+#   - the base used is printed; a warning only when it is not the tested
+#     version (lib.sh KMS_BASE_TESTED);
+#   - a patch that stops applying half-way: the build fails, and once the
+#     patch is fixed the tree is re-made (not built half-applied);
+#   - context moved on another 6.12.y: applied with one line of context,
+#     with a warning; a removed line that changed: refused;
+#   - a tarball that is not 6.12.y: refused.
 # Ends with "N passed, N failed".
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -28,18 +36,22 @@ unset KMAPSTACK_TREE
 tree=$KMAPSTACK_BUILD/linux
 gitid=(-c user.name=toy -c user.email=toy@invalid)
 
-# tarball SUBLEVEL: the toy kernel 6.12.SUBLEVEL as the base tarball
+# tarball SUBLEVEL [FIRST-LINE [RETURN [PATCHLEVEL]]]: the toy kernel
+# 6.PATCHLEVEL.SUBLEVEL (default 6.12) as the base tarball; mm/toy.c is
+# 'int toy(void)' returning 0 unless FIRST-LINE or RETURN say otherwise
 tarball() {
 	rm -rf "$scratch/src" && mkdir -p "$toy/mm"
-	printf 'VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = %s\n' "$1" > "$toy/Makefile"
-	printf 'int toy(void)\n{\n\treturn 0;\n}\n' > "$toy/mm/toy.c"
+	printf 'VERSION = 6\nPATCHLEVEL = %s\nSUBLEVEL = %s\n' "${4:-12}" "$1" > "$toy/Makefile"
+	printf '%s\n{\n\treturn %s;\n}\n' "${2:-int toy(void)}" "${3:-0}" > "$toy/mm/toy.c"
 	tar -cJf "$KMAPSTACK_TARBALL" -C "$scratch/src" linux-source-6.12
 	# its own time: the tree stamp knows a tarball by name, size and time
-	touch -d "@$((1700000000 + $1))" "$KMAPSTACK_TARBALL"
+	touch -d "@$((1700000000 + $1 + 1000 * ${4:-12}))" "$KMAPSTACK_TARBALL"
 }
 
-# The series: two patches of mm/toy.c, made in a scratch repository
-tarball 118
+# The series: two patches of mm/toy.c, made in a scratch repository, on
+# the tested base version
+sub=${KMS_BASE_TESTED##*.}
+tarball "$sub"
 git -C "$toy" init -q
 git -C "$toy" add -A && git -C "$toy" "${gitid[@]}" commit -q -m base
 sed -i 's/return 0;/return 1;/' "$toy/mm/toy.c"
@@ -59,6 +71,12 @@ said() { grep -q -- "$1" "$scratch/out"; }
 check "no tree: ensure_tree makes it" ensure
 check "no tree: made by kernel-tree.sh" said "creating it with kernel-tree.sh"
 check "no tree: both patches applied" grep -q 'return 2;' "$tree/mm/toy.c"
+check "no tree: the base used is printed" said "base: Linux $KMS_BASE_TESTED"
+if said "the series is tested on"; then
+	nok "the tested base: no version warning" "$(grep -m 1 'tested on' "$scratch/out")"
+else
+	ok "the tested base: no version warning"
+fi
 
 printf '/* the developer was here */\n' >> "$tree/mm/toy.c"
 check "unchanged series: ensure_tree succeeds" ensure
@@ -89,9 +107,57 @@ check "export-patches.sh: the patches have the developer's commit" \
 check "after export: ensure_tree succeeds" ensure
 check "after export: the tree keeps its commit" grep -q 'return 11;' "$tree/mm/toy.c"
 
-tarball 119
+new=6.12.$((sub + 1))
+tarball $((sub + 1))
 check "new tarball: ensure_tree succeeds" ensure
 check "new tarball: the tree is re-made" said "re-applying the series"
-check "new tarball: the tree is on 6.12.119" grep -qx 'SUBLEVEL = 119' "$tree/Makefile"
+check "new tarball: the tree is on $new" grep -qx "SUBLEVEL = $((sub + 1))" "$tree/Makefile"
 check "new tarball: the series is applied" grep -q 'return 11;' "$tree/mm/toy.c"
+check "new tarball: the base used is printed" said "base: Linux $new"
+check "new tarball: a warning names the tested version" said "the series is tested on Linux $KMS_BASE_TESTED"
+
+# A patch that no longer applies: kernel-tree.sh stops half-way; once the
+# patch is as before, the tree is re-made, not taken for the series
+p3=$(echo "$patches"/0003-*.patch)
+cp "$p3" "$scratch/p3"
+sed -i 's/^-\treturn 1;/-\treturn 9;/' "$p3"
+if ensure; then
+	nok "a patch that does not apply: the build is refused" "ensure_tree succeeded"
+else
+	ok "a patch that does not apply: the build is refused"
+fi
+check "a patch that does not apply: named" said "patch #3 kernel-patch/${p3##*/} does not apply"
+check "a patch that does not apply: the tree is stamped incomplete" \
+	grep -qx 'series=incomplete' "$tree/.git/kmapstack-series"
+cp "$scratch/p3" "$p3"
+check "the patch as before: ensure_tree succeeds" ensure
+check "the patch as before: the half-applied tree is re-made" said "re-applying the series"
+check "the patch as before: the whole series is applied" grep -q 'return 11;' "$tree/mm/toy.c"
+
+# Another 6.12.y whose context moved: one line of context, a warning
+tarball $((sub + 2)) 'int toy(void) /* moved */'
+check "context moved: ensure_tree succeeds" ensure
+check "context moved: applied with one line of context, with a warning" \
+	said "applies to Linux 6.12.$((sub + 2)) only with one line of context"
+check "context moved: the series is applied" \
+	bash -c 'grep -q "return 11;" "$1" && grep -q "return 22;" "$1" && grep -q moved "$1"' _ "$tree/mm/toy.c"
+
+# A line the series removes is not there: refused, naming the ways on
+tarball $((sub + 3)) 'int toy(void)' 5
+if ensure; then
+	nok "a removed line changed: refused" "ensure_tree succeeded"
+else
+	ok "a removed line changed: refused"
+fi
+check "a removed line changed: says so" said "not even with one line of context"
+check "a removed line changed: names rebasing the series" said "rebase it on 6.12.$((sub + 3))"
+
+# Not 6.12.y: refused
+tarball "$sub" 'int toy(void)' 0 13
+if ensure; then
+	nok "Linux 6.13: refused" "ensure_tree succeeded"
+else
+	ok "Linux 6.13: refused"
+fi
+check "Linux 6.13: says the series is for 6.12" said "not 6.12.y"
 summary
