@@ -45,9 +45,13 @@ struct input_info {
 void input_set_clock(struct input_info *info, const char *clock);
 const char *input_time_unit(const struct input_info *info);
 
-/* open path ('-': stdin) and tell its kind; input_close() after */
-int input_open(const char *path, struct input_src *src, char *err,
-	       size_t errlen);
+/*
+ * open path ('-': stdin) and tell its kind; input_close() after. info
+ * gives the name and whether to show progress (a trace.dat or perf.data
+ * that is not a regular file is copied first)
+ */
+int input_open(const char *path, const struct input_info *info,
+	       struct input_src *src, char *err, size_t errlen);
 void input_close(struct input_src *src);
 /*
  * A trace.dat, read once in a child process that streams the decoded

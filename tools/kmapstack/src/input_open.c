@@ -3,7 +3,8 @@
  * kmapstack: open an input and tell what it is by its first bytes. A
  * trace.dat or perf.data that is not a regular file (a pipe, '-', a
  * process substitution) is copied to an unlinked temporary file first:
- * the trace libraries seek.
+ * the trace libraries seek. A regular file on standard input is named by
+ * its descriptor's path.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "input.h"
+#include "progress.h"
 #include "tracedat_walk.h"
 
 /* the first bytes of a trace.dat file (trace-cmd.dat(5)) */
@@ -90,14 +92,19 @@ static int check_tracedat(struct input_src *src, const char *path, char *err,
 	return -1;
 }
 
-/* copy what is left of src->fd after the head to a temporary file */
-static int spool(struct input_src *src, const char *path, char *err,
-		 size_t errlen)
+/*
+ * copy what is left of src->fd after the head to a temporary file, with
+ * the progress line (MB read) from the first bytes
+ */
+static int spool(struct input_src *src, const struct input_info *info,
+		 const char *path, char *err, size_t errlen)
 {
 	static unsigned char buf[1 << 16];
+	struct progress prog;
 	int fd = tmp_fd();
 	ssize_t n;
 
+	progress_start(&prog, info->progress, info->path, 0);
 	if (fd < 0 || write_all(fd, src->head, src->nhead)) {
 		snprintf(err, errlen, "%s: cannot copy the input to TMPDIR: %s",
 			 path, strerror(errno));
@@ -117,7 +124,9 @@ static int spool(struct input_src *src, const char *path, char *err,
 			goto fail;
 		}
 		src->size += (unsigned long long)n;
+		progress_update(&prog, src->size);
 	}
+	progress_end(&prog);
 	if (src->fd > STDERR_FILENO)
 		close(src->fd);
 	src->fd = fd;
@@ -125,13 +134,14 @@ static int spool(struct input_src *src, const char *path, char *err,
 	snprintf(src->path, sizeof(src->path), "/proc/self/fd/%d", fd);
 	return 0;
 fail:
+	progress_end(&prog);
 	if (fd >= 0)
 		close(fd);
 	return -1;
 }
 
-int input_open(const char *path, struct input_src *src, char *err,
-	       size_t errlen)
+int input_open(const char *path, const struct input_info *info,
+	       struct input_src *src, char *err, size_t errlen)
 {
 	struct stat st;
 	ssize_t n;
@@ -177,9 +187,17 @@ int input_open(const char *path, struct input_src *src, char *err,
 		goto fail;
 	}
 	src->size = src->regular ? (unsigned long long)st.st_size : src->nhead;
-	snprintf(src->path, sizeof(src->path), "%s", path);
+	/*
+	 * '-' < FILE: the trace libraries and perf open the file again, by
+	 * the path of the descriptor (the name "-" is theirs for a pipe)
+	 */
+	if (src->regular && src->fd == STDIN_FILENO)
+		snprintf(src->path, sizeof(src->path), "/proc/self/fd/%d",
+			 STDIN_FILENO);
+	else
+		snprintf(src->path, sizeof(src->path), "%s", path);
 	if (src->kind != INPUT_TEXT && !src->regular &&
-	    spool(src, path, err, errlen))
+	    spool(src, info, path, err, errlen))
 		goto fail;
 	if (src->kind == INPUT_TRACEDAT &&
 	    check_tracedat(src, path, err, errlen))

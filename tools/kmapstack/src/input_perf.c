@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kmapstack: a perf.data (perf record -e 'kmap_stack:*'), read through the
- * text of `perf script`, which knows the file's formats and symbols.
+ * text of `perf script`, which knows the file's formats and symbols. One
+ * that came through a pipe is in the unlinked copy input_open() made:
+ * perf gets it by its /proc/self/fd path, the descriptor kept open over
+ * the exec.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +20,8 @@ int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 {
 	struct input_src text;
 	int pfd[2], status, ret;
+	/* the user's path names the file; not '-' nor a pipe */
+	int named = src->regular && src->fd != STDIN_FILENO;
 	pid_t pid;
 
 	if (pipe2(pfd, O_CLOEXEC)) {
@@ -39,6 +44,8 @@ int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 		dup2(pfd[1], STDOUT_FILENO);
 		if (null >= 0)
 			dup2(null, STDERR_FILENO);
+		if (!src->regular)
+			fcntl(src->fd, F_SETFD, 0);
 		execlp("perf", "perf", "script", "-i", src->path, (char *)NULL);
 		_exit(127);
 	}
@@ -51,19 +58,35 @@ int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-		snprintf(err, errlen,
-			 "%s: a perf.data file, and perf is not installed "
-			 "here: run 'perf script -i %s | kmapstack check -' "
-			 "where it is",
-			 info->path, info->path);
+		if (named)
+			snprintf(err, errlen,
+				 "%s: a perf.data file, and perf is not "
+				 "installed here: run 'perf script -i %s | "
+				 "kmapstack check -' where it is",
+				 info->path, info->path);
+		else
+			snprintf(err, errlen,
+				 "%s: a perf.data file, and perf is not "
+				 "installed here: save it to a file and run "
+				 "'perf script -i FILE | kmapstack check -' "
+				 "where it is",
+				 info->path);
 		return -1;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		snprintf(err, errlen,
-			 "%s: 'perf script -i %s' failed (exit %d): run it "
-			 "to see why",
-			 info->path, info->path,
-			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+
+		if (named)
+			snprintf(err, errlen,
+				 "%s: 'perf script -i %s' failed (exit %d): "
+				 "run it to see why",
+				 info->path, info->path, code);
+		else
+			snprintf(err, errlen,
+				 "%s: 'perf script' failed on it (exit %d): "
+				 "save it to a file and run 'perf script -i "
+				 "FILE' to see why",
+				 info->path, code);
 		return -1;
 	}
 	return ret;

@@ -430,7 +430,7 @@ static int run_input(const char *path, struct cmd *cmd, struct replay *r,
 	info->path = strcmp(path, "-") ? path : "<stdin>";
 	info->progress = cmd->o.progress;
 	current_input = info->path;
-	if (input_open(path, &src, err, errlen))
+	if (input_open(path, info, &src, err, errlen))
 		return -1;
 	switch (src.kind) {
 	case INPUT_TRACEDAT:

@@ -99,7 +99,7 @@ class Format:
         self.name = re.search(r"^name: (\S+)", self.text, re.M).group(1)
         self.id = int(re.search(r"^ID: (\d+)", self.text, re.M).group(1))
         # the kinds as this script knows them (the goldens follow the
-        # kernel: scripts/check-formats.sh), so that text names them
+        # kernel: scripts/check-event-formats.sh), so that text names them
         self.text = KIND_TABLE_RE.sub(
             "__print_symbolic(REC->kind, " + ", ".join(
                 '{ %d, "%s" }' % (i, k) for i, k in enumerate(KINDS) if k)
@@ -385,6 +385,56 @@ def scenario_formats(path, default):
     return default
 
 
+def scenario_clock(path):
+    """'clock: NAME' in a scenario: the trace clock of its trace.dat
+    (trace-cmd record -C NAME), or None for trace-cmd's own (local)."""
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"^clock:\s*(\S+)", line)
+            if m:
+                return m.group(1)
+    return None
+
+
+def set_trace_clock(dat, clock):
+    """Name another trace clock in a trace.dat (version 7) as trace-cmd
+    record -C does: in the top buffer's option, which trace-cmd restore
+    writes (with "local") in the last section of the file."""
+    with open(dat, "rb") as f:
+        d = f.read()
+    at = d.index(b"\0", 10) + 1
+    order = ">" if d[at] else "<"
+    at += 6
+    for _ in range(2):
+        at = d.index(b"\0", at) + 1
+    sec = struct.unpack_from(order + "Q", d, at)[0]
+    while sec:
+        size = struct.unpack_from(order + "Q", d, sec + 8)[0]
+        at, end, nxt = sec + 16, sec + 16 + size, 0
+        while at < end:
+            oid, osz = struct.unpack_from(order + "HI", d, at)
+            body = d[at + 6:at + 6 + osz]
+            if oid == 3 and end == len(d):
+                # offset (8 bytes), name, clock, page size, CPUs...
+                name_end = body.index(b"\0", 8) + 1
+                clock_end = body.index(b"\0", name_end)
+                body = (body[:name_end] + clock.encode() +
+                        body[clock_end:])
+                out = (d[:sec + 8] +
+                       struct.pack(order + "Q", size + len(body) - osz) +
+                       d[sec + 16:at] +
+                       struct.pack(order + "HI", oid, len(body)) + body +
+                       d[at + 6 + osz:])
+                with open(dat, "wb") as f:
+                    f.write(out)
+                return
+            if oid == 0:
+                nxt = struct.unpack_from(order + "Q", body)[0]
+            at += 6 + osz
+        sec = nxt
+    raise SystemExit("gen_trace: %s: no buffer option at its end" % dat)
+
+
 def load_scenario(path, tr):
     """Event lines: CPU TS PID[:COMM] push|pop|violation key=value ...
     (ts in ns; 'in=hardirq' sets the context flags of the event header,
@@ -395,7 +445,7 @@ def load_scenario(path, tr):
         for lineno, line in enumerate(f, 1):
             line = line.split("#", 1)[0].strip()
             if (not line or line.startswith("@") or
-                    re.match(r"^(desc|formats):", line)):
+                    re.match(r"^(desc|formats|clock):", line)):
                 continue
             w = line.split()
             try:
@@ -518,6 +568,9 @@ def main(argv):
     tr.system = system
     n = load_scenario(args[0], tr)
     tr.write(args[1], n)
+    clock = scenario_clock(args[0])
+    if clock:
+        set_trace_clock(os.path.join(args[1], "trace.dat"), clock)
     return 0
 
 

@@ -53,10 +53,10 @@ class Runner:
             self.passed += 1
             print("ok   %s" % name)
 
-    def run(self, args, stdin=None):
+    def run(self, args, stdin=None, env=None):
         r = subprocess.run([self.kms] + args, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, stdin=stdin,
-                           timeout=300, env=self.env())
+                           timeout=300, env=dict(self.env(), **(env or {})))
         return r.returncode, r.stdout.decode("utf-8", "replace"), \
             r.stderr.decode("utf-8", "replace")
 
@@ -320,38 +320,20 @@ def run_streams(rn, only):
         rn.result("streams: no mismatch trace.dat", ["run it first"])
         return
     for name, path in (("trace.dat", dat), ("text", txt)):
-        # cat FILE | kmapstack check -
         with open(path, "rb") as f:
             data = f.read()
-        r = subprocess.run([rn.kms, "check", "--no-progress", "-"],
-                           input=data, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=300, env=rn.env())
-        err = r.stderr.decode("utf-8", "replace")
-        errors = rn.sanitizer_errors(err)
-        if r.returncode != 1 or b"mismatch" not in r.stdout:
-            errors.append("exit %d, stdout %r, stderr %r" %
-                          (r.returncode, r.stdout[:200], err[:300]))
-        rn.result("stream: %s on a pipe to '-'" % name, errors)
+        # kmapstack check - < FILE, cat FILE | kmapstack check -,
         # kmapstack check <(cat FILE): a pipe given by its /dev/fd path
-        rfd, wfd = os.pipe()
-        p = subprocess.Popen([rn.kms, "check", "--no-progress",
-                              "/dev/fd/%d" % rfd], pass_fds=(rfd,),
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             env=rn.env())
-        os.close(rfd)
-        try:
-            os.write(wfd, data)
-        except BrokenPipeError:
-            pass
-        os.close(wfd)
-        out, errb = p.communicate(timeout=300)
-        err = errb.decode("utf-8", "replace")
-        errors = rn.sanitizer_errors(err)
-        if p.returncode != 1 or b"mismatch" not in out:
-            errors.append("exit %d, stdout %r, stderr %r" %
-                          (p.returncode, out[:200], err[:300]))
-        rn.result("stream: %s through /dev/fd (process substitution)" %
-                  name, errors)
+        for how, what in (("redirect", "redirected to '-' (< FILE)"),
+                          ("pipe", "on a pipe to '-'"),
+                          ("fd", "through /dev/fd (process substitution)")):
+            code, out, err = run_given(rn, ["check", "--no-progress"], path,
+                                       data, how)
+            errors = rn.sanitizer_errors(err)
+            if code != 1 or "mismatch" not in out:
+                errors.append("exit %d, stdout %r, stderr %r" %
+                              (code, out[:200], err[:300]))
+            rn.result("stream: %s %s" % (name, what), errors)
     # task names and symbols are bytes: the JSON must stay UTF-8
     d = os.path.join(rn.work, "streams")
     os.makedirs(d, exist_ok=True)
@@ -379,6 +361,164 @@ def run_streams(rn, only):
     except (UnicodeDecodeError, ValueError) as e:
         errors.append("not UTF-8 JSON: %s: %r" % (e, r.stdout[:300]))
     rn.result("stream: --json output is UTF-8 for any bytes", errors)
+
+
+def run_given(rn, args, path, data, how, env=None):
+    """kmapstack ARGS with the input given as a file ('file'), on stdin
+    from the file ('redirect': '-' < FILE), on a pipe to '-' ('pipe') or
+    as /dev/fd/N of a pipe ('fd', a process substitution): (exit, stdout,
+    stderr)."""
+    stdin, fds, rfd, feed = None, (), None, None
+    if how == "file":
+        args = args + [path]
+    elif how == "redirect":
+        args, stdin = args + ["-"], open(path, "rb")
+    elif how == "pipe":
+        args, stdin, feed = args + ["-"], subprocess.PIPE, data
+    else:
+        rfd, wfd = os.pipe()
+        args, fds = args + ["/dev/fd/%d" % rfd], (rfd,)
+    p = subprocess.Popen([rn.kms] + args, stdin=stdin, pass_fds=fds,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=dict(rn.env(), **(env or {})))
+    if rfd is not None:
+        os.close(rfd)
+        try:
+            os.write(wfd, data)
+        except BrokenPipeError:
+            pass
+        os.close(wfd)
+    try:
+        out, err = p.communicate(input=feed, timeout=300)
+    except BrokenPipeError:
+        out, err = p.communicate(timeout=300)
+    if how == "redirect":
+        stdin.close()
+    return p.returncode, out.decode("utf-8", "replace"), \
+        err.decode("utf-8", "replace")
+
+
+def run_progress(rn, only):
+    """The progress line on a terminal, from the first bytes of an input
+    on a pipe (its size unknown: MB read), a trace.dat too while it is
+    copied to TMPDIR, before its pass."""
+    if only and "progress" not in only:
+        return
+    import pty
+    import time
+    for name in ("trace.dat", "txt.txt"):
+        path = os.path.join(rn.work, "mismatch", name)
+        if not os.path.exists(path):
+            rn.result("progress: no mismatch %s" % name, ["run it first"])
+            continue
+        with open(path, "rb") as f:
+            data = f.read()
+        if name == "txt.txt":
+            # more than the 4 KiB kmapstack reads to tell the kind
+            data = b"#\n" * 4096 + data
+        master, slave = pty.openpty()
+        p = subprocess.Popen([rn.kms, "check", "-"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=slave,
+                             env=rn.env())
+        os.close(slave)
+        # the rest comes after a pause: the progress line then shows
+        p.stdin.write(data[:4096])
+        p.stdin.flush()
+        time.sleep(0.6)
+        p.stdin.write(data[4096:])
+        p.stdin.close()
+        out = p.stdout.read()
+        p.wait(timeout=300)
+        err = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            err += chunk
+        os.close(master)
+        errors = rn.sanitizer_errors(err.decode("utf-8", "replace"))
+        if p.returncode != 1 or b"mismatch" not in out:
+            errors.append("exit %d, stdout %r" % (p.returncode, out[:200]))
+        if not re.search(rb"\rkmapstack: <stdin>: 0 MB", err):
+            errors.append("no progress line on the terminal: %r" % err[:300])
+        rn.result("progress: %s on a pipe, on a terminal" %
+                  name.replace("txt.txt", "text"), errors)
+
+
+FAKE_PERF = """#!/bin/sh
+# a stand-in for perf script -i FILE: the text of a scenario
+[ "$1" = script ] && [ "$2" = -i ] || exit 3
+[ -z "$FAKE_PERF_FAIL" ] || exit 4
+head -c 8 "$3" | grep -q PERFILE2 || exit 5
+exec cat "$FAKE_PERF_TEXT"
+"""
+
+
+def run_perf_data(rn, only):
+    """A perf.data is read through perf script's text: a stand-in perf
+    (the mismatch scenario's perf script text) on PATH, or none."""
+    if only and "perf" not in only:
+        return
+    txt = os.path.join(rn.work, "mismatch", "perf.txt")
+    if not os.path.exists(txt):
+        rn.result("perf.data: no mismatch perf.txt", ["run it first"])
+        return
+    d = os.path.join(rn.work, "perf-data")
+    fake, nowhere = os.path.join(d, "bin"), os.path.join(d, "nowhere")
+    os.makedirs(fake, exist_ok=True)
+    os.makedirs(nowhere, exist_ok=True)
+    write(os.path.join(fake, "perf"), FAKE_PERF.encode())
+    os.chmod(os.path.join(fake, "perf"), 0o755)
+    dat = os.path.join(d, "perf.data")
+    write(dat, b"PERFILE2" + bytes(120))
+    with_perf = {"PATH": fake + os.pathsep + os.environ.get("PATH", ""),
+                 "FAKE_PERF_TEXT": txt}
+    no_perf = {"PATH": nowhere}
+    failing = dict(with_perf, FAKE_PERF_FAIL="1")
+    # (name, how the file is given, env, exit, stdout RE, stderr RE)
+    cases = [
+        ("a file", "file", with_perf, 1, r"1 violation \(1 mismatch\)",
+         None),
+        ("redirected to '-' (< FILE)", "redirect", with_perf, 1,
+         r"1 violation \(1 mismatch\)", None),
+        ("on a pipe to '-'", "pipe", with_perf, 1,
+         r"1 violation \(1 mismatch\)", None),
+        ("through /dev/fd (process substitution)", "fd", with_perf, 1,
+         r"1 violation \(1 mismatch\)", None),
+        ("no perf installed", "file", no_perf, 2, None,
+         r"^kmapstack: %s: a perf.data file, and perf is not installed "
+         r"here: run 'perf script -i %s \| kmapstack check -' where it "
+         r"is$" % (re.escape(dat), re.escape(dat))),
+        ("on a pipe, no perf installed", "pipe", no_perf, 2, None,
+         r"^kmapstack: <stdin>: a perf.data file, and perf is not "
+         r"installed here: save it to a file and run 'perf script -i "
+         r"FILE \| kmapstack check -' where it is$"),
+        ("perf script fails", "file", failing, 2, None,
+         r"^kmapstack: %s: 'perf script -i %s' failed \(exit 4\): run "
+         r"it to see why$" % (re.escape(dat), re.escape(dat))),
+        ("on a pipe, perf script fails", "pipe", failing, 2, None,
+         r"^kmapstack: <stdin>: 'perf script' failed on it \(exit 4\): "
+         r"save it to a file and run 'perf script -i FILE' to see why$"),
+    ]
+    with open(dat, "rb") as f:
+        data = f.read()
+    for name, how, env, want, out_rx, err_rx in cases:
+        code, out, err = run_given(rn, ["check", "--no-progress"], dat,
+                                   data, how, env)
+        errors = rn.sanitizer_errors(err)
+        if code != want:
+            errors.append("exit %d, expected %d; stderr: %s" %
+                          (code, want, err.strip()[:300]))
+        if out_rx and not re.search(out_rx, out, re.M):
+            errors.append("stdout lacks /%s/: %r" % (out_rx, out[:300]))
+        lines = [l for l in err.splitlines() if l.strip()]
+        if err_rx and (len(lines) != 1 or not re.search(err_rx, lines[0])):
+            errors.append("stderr is not one line /%s/: %r" %
+                          (err_rx, err[:300]))
+        rn.result("perf.data: " + name, errors)
 
 
 def corrupt_headers(data):
@@ -649,11 +789,14 @@ def main():
     run_scenarios(rn, only)
     run_two_files(rn, only)
     run_streams(rn, only)
+    run_perf_data(rn, only)
+    run_progress(rn, only)
     run_bad_inputs(rn, only)
     # again with the pass in this process, under its watchdog thread
     rn.pass_mode, rn.prefix = "direct", "direct pass: "
     run_scenarios(rn, only or ["mismatch", "filters", "lost_events",
-                               "kallsyms", "v2_reports", "two_files"])
+                               "kallsyms", "v2_reports", "two_files",
+                               "trace_clock"])
     run_streams(rn, only)
     run_bad_inputs(rn, only)
     if rn.failures:
