@@ -22,7 +22,8 @@
 # Single test steps of make check: check-event-formats-ARCH (x86_64, i386),
 #   check-analyzer-ARCH, check-guest, check-erofs (in check-guest: kmap_stack
 #   finds 6.12's out-of-order kunmap_local() in erofs lookups, kernel-fixes/),
-#   check-live, check-postmortem, check-tools,
+#   check-live, check-postmortem, check-drgn (the drgn script without a
+#   vmcore), check-tools,
 #   check-suites (the kernel's own KUnit suites and crypto self-tests),
 #   check-tree (the kernel tree follows kernel-patch/ and the tarball),
 #   check-deps (the set-up goes on past a failed apt-get update),
@@ -50,7 +51,7 @@ PREFIX ?= /usr/local
 	check-event-formats-i386 update-event-formats check-module-x86_64 \
 	check-module-i386 check-module-arm64 check-guest check-erofs check-live \
 	check-analyzer-x86_64 check-analyzer-i386 \
-	check-postmortem check-postmortem-i386 check-suites check-tree check-deps check-lib check-mutants check-world demo bench bench-kernel bench-tools build-cross \
+	check-postmortem check-postmortem-i386 check-drgn check-suites check-tree check-deps check-lib check-mutants check-world demo bench bench-kernel bench-tools build-cross \
 	check-cross check-all crash clean
 
 all: tools
@@ -109,6 +110,10 @@ check-live: kernel-x86_64 tools
 
 check-postmortem: kernel-x86_64 tools
 	bash scripts/test-guest.sh --only postmortem
+
+# the drgn script's arguments and errors, without a vmcore
+check-drgn:
+	/usr/bin/python3 tools/drgn/test_kmapstack.py
 
 # crash 8.0.6 (target=X86) and kmapstack-i386.so on a dump of an i386 guest
 # with 3 GiB (highmem); builds its own kernel (build/out-i386-dbg)

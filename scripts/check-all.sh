@@ -102,6 +102,8 @@ run tools-test make -s -C tools/kmapstack test
 run tools-asan make -s -C tools/kmapstack test-asan
 run tools-clang-format make -s -C tools/kmapstack format-check
 run tools-fuzz make -s -C tools/kmapstack fuzz
+# the drgn script's -p/-c arguments and errors (the listing: postmortem)
+run drgn make -s check-drgn
 run_kunit x86_64
 run_kunit i386
 run event-formats-x86_64 make -s check-event-formats-x86_64

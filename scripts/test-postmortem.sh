@@ -106,6 +106,16 @@ rc=0; "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-c 1" > "
 check "crash -c 1: exit 0 (exit $rc)" [ "$rc" = 0 ]
 check "crash: -c 1 lists only CPU 1" \
 	bash -c "[ \"\$(grep -cE '^CPU 1 ' '$out/crash-c.txt')\" = 3 ] && ! grep -qE '^(CPU [02-9]|PID )' '$out/crash-c.txt'"
+# -p by task address and -c with a CPU list, as crash's own commands take them
+task=$(awk -v pid="$pid" '$1 == "PID" && $2 == pid { for (i = 3; i < NF; i++) if ($i == "task") print $(i + 1) }' "$out/crash.txt")
+rc=0; "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-p ${task:-none}" > "$out/crash-pt.txt" 2>&1 || rc=$?
+check "crash -p ${task:-(no task address in the listing)}: exit 0 (exit $rc)" [ -n "$task" -a "$rc" = 0 ]
+check "crash: -p TASK-ADDRESS lists the holder alone, as -p $pid does" \
+	bash -c "[ \"\$(grep -c '^PID ' '$out/crash-pt.txt')\" = 1 ] && [ -n \"\$1\" ] && [ \"\$1\" = \"\$(grep -A3 '^PID ' '$out/crash-p.txt')\" ]" _ "$(grep -A3 '^PID ' "$out/crash-pt.txt")"
+rc=0; "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-c 0-$((smp - 1))" > "$out/crash-cl.txt" 2>&1 || rc=$?
+check "crash -c 0-$((smp - 1)): exit 0 (exit $rc)" [ "$rc" = 0 ]
+check "crash: -c 0-$((smp - 1)) lists every CPU and no task" \
+	bash -c "[ \"\$(grep -cE '^CPU [0-9]+ ' '$out/crash-cl.txt')\" = $((smp * 3)) ] && ! grep -q '^PID ' '$out/crash-cl.txt'"
 # the extension's own module symbols (the modules' kallsyms), for a crash
 # without module tables: the same holder block
 rc=0; KMAPSTACK_CRASH_OPTS=--no_modules "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-p $pid" > "$out/crash-nomod.txt" 2>&1 || rc=$?
@@ -130,6 +140,14 @@ rc=0; timeout 300 /usr/bin/drgn -q -c "$vmcore" -s "$vmlinux" "$KMS_REPO/tools/d
 check "drgn -c 1: exit 0 (exit $rc)" [ "$rc" = 0 ]
 check "drgn: -c 1 lists only CPU 1" \
 	bash -c "[ \"\$(grep -cE '^CPU 1 ' '$out/drgn-c.txt')\" = 3 ] && ! grep -qE '^(CPU [02-9]|PID )' '$out/drgn-c.txt'"
+rc=0; timeout 300 /usr/bin/drgn -q -c "$vmcore" -s "$vmlinux" "$KMS_REPO/tools/drgn/kmapstack.py" -p "0x${task:-0}" > "$out/drgn-pt.txt" 2>&1 || rc=$?
+check "drgn -p 0x${task:-?}: exit 0 (exit $rc)" [ -n "$task" -a "$rc" = 0 ]
+check "drgn: -p TASK-ADDRESS lists the holder alone, as crash does" \
+	bash -c "[ \"\$(grep -c '^PID ' '$out/drgn-pt.txt')\" = 1 ] && [ \"\$(grep -A3 '^PID ' '$out/drgn-pt.txt')\" = \"\$(grep -A3 '^PID ' '$out/crash-pt.txt')\" ]"
+rc=0; timeout 300 /usr/bin/drgn -q -c "$vmcore" -s "$vmlinux" "$KMS_REPO/tools/drgn/kmapstack.py" -c "0-$((smp - 1))" > "$out/drgn-cl.txt" 2>&1 || rc=$?
+check "drgn -c 0-$((smp - 1)): exit 0 (exit $rc)" [ "$rc" = 0 ]
+check "drgn: -c 0-$((smp - 1)) lists what crash lists" \
+	bash -c "[ \"\$(grep -cE '^CPU [0-9]+ ' '$out/drgn-cl.txt')\" = $((smp * 3)) ] && [ \"\$(grep -E '^CPU ' '$out/drgn-cl.txt')\" = \"\$(grep -E '^CPU ' '$out/crash-cl.txt')\" ]"
 td=$(( $(now) - t1 ))
 
 # same listing from both tools (the holder's block)
