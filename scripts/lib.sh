@@ -172,6 +172,18 @@ apt_update() {
 	warn "apt-get update failed (exit $rc: $(grep -m 1 '^E:' <<<"$err" || tail -n 1 <<<"$err")); going on with the package lists there are"
 }
 
+# console_text LOG [PREFIX]: a QEMU serial console log as lines: the CRs
+# dropped, and a kernel line ("[   18.258050] ok 1 fat_test") or a line of
+# the guest's own starting with PREFIX ("suites| ") that begins in the
+# middle of another line put on a line of its own: the kernel's console
+# output and the guest's writes interleave (on PREEMPT_RT a thread prints
+# the console, after the code that logged has returned).
+console_text() {
+	local split='s/(.)(\[ *[0-9]+\.[0-9]{6}\] )/\1\n\2/g'
+	[ -z "${2:-}" ] || split="$split; s/(.)(${2//|/\\|})/\1\n\2/g"
+	tr -d '\r' < "$1" | sed -E "$split"
+}
+
 # tap_totals LOG: KUnit's "# Totals:" lines of LOG (one per suite) added
 # up, printed as "pass:P fail:F skip:S total:T (N suites)"; returns 1 if
 # LOG has none.

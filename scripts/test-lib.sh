@@ -7,7 +7,9 @@
 #     failure in the first of two suites counts; console timestamps and CR
 #     line ends as QEMU's serial console writes them); none: status 1;
 #   - read_counts: the last "N passed, N failed" line of a log; none:
-#     status 1.
+#     status 1;
+#   - console_text: a console log's interleaved kernel and guest lines
+#     split.
 # Ends with "N passed, N failed".
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -40,4 +42,14 @@ printf '3 passed, 1 failed\nmore\n12 passed, 0 failed, 2 skipped\n' > "$scratch/
 read_counts "$scratch/counts.log" && same "read_counts: the last closing line" "12 0" echo "$KMS_P $KMS_F" ||
 	nok "read_counts: the last closing line" "status 1"
 check "read_counts: a log without one: status 1" fails read_counts "$scratch/none.log"
+
+# A PREEMPT_RT guest's console: the guest's line and the kernel's
+# interleaved on one line, both ways round
+printf '[   18.258030] # fat_test: pass:3\r\nsuites| stats kunit missing[   18.258050] ok 1 fat_test\r\n[   18.3] ok 1 x\r\n[   19.000001] ok 2 memcpysuites| stats end maps: 5\r\n' > "$scratch/mixed.log"
+same "console_text: interleaved kernel and guest lines split, CRs dropped" \
+	"$(printf '[   18.258030] # fat_test: pass:3\nsuites| stats kunit missing\n[   18.258050] ok 1 fat_test\n[   18.3] ok 1 x\n[   19.000001] ok 2 memcpy\nsuites| stats end maps: 5')" \
+	console_text "$scratch/mixed.log" 'suites| '
+same "console_text: without a prefix, only kernel lines split" \
+	"$(printf '[   18.258030] # fat_test: pass:3\nsuites| stats kunit missing\n[   18.258050] ok 1 fat_test\n[   18.3] ok 1 x\n[   19.000001] ok 2 memcpysuites| stats end maps: 5')" \
+	console_text "$scratch/mixed.log"
 summary

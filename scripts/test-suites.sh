@@ -143,7 +143,7 @@ brc=0
 "$KMS_SCRIPTS/boot.sh" "$arch" -k "$out/$KMS_IMAGE" -i "$initrd" -l "$log" -t 1500 \
 	-a "$cmdline" > /dev/null 2> "$dir/boot.err" || brc=$?
 t2=$(now)
-tr -d '\r' < "$log" > "$dir/console.txt"
+console_text "$log" 'suites| ' > "$dir/console.txt"
 con=$dir/console.txt
 
 check "$arch: boot finished (boot.sh status $brc)" test "$brc" = 0
