@@ -32,7 +32,8 @@
 #   stress phases until the kernel has made N mappings since boot (debugfs
 #   'maps'), for KMAPSTACK_WORLD_UNTRACED_SECONDS at most (default 7200);
 #   their reports and failed phases count as the traced run's,
-#   KMAPSTACK_WORLD_NOKMS=1, KMAPSTACK_WORLD_NO_BUILD=1 (use the built
+#   KMAPSTACK_WORLD_NOKMS=1 (=only: the nokms part alone, the flavour's
+#   other figures kept), KMAPSTACK_WORLD_NO_BUILD=1 (use the built
 #   kernels), KMAPSTACK_WORLD_DOC (default docs/real-world.md; '' for none),
 #   KMAPSTACK_TREE (default build/world/linux).
 set -uo pipefail
@@ -250,8 +251,32 @@ PY
 	fi
 }
 
+# nokms FLAVOUR: the same config without DEBUG_KMAP_STACK, its suites
+# (figures under nokms.*, beside those of the kernel with the option)
+nokms() {
+	local f=$1 nout=$KMS_BUILD/world/out-$1-nokms
+	[ ! -f "$res/$f.txt" ] || sed -i '/^nokms\./d' "$res/$f.txt"
+	rec "$f" nokms.run "$(date -u '+%Y-%m-%d %H:%M') UTC, series of $rev patch(es)"
+	if [ "${KMAPSTACK_WORLD_NO_BUILD:-0}" != 1 ] || [ ! -f "$nout/arch/x86/boot/bzImage" ]; then
+		if KMAPSTACK_WORLD_NO_OPTION=1 "$KMS_SCRIPTS/world/build.sh" "$f" "$nout" > "$res/$f-nokms-build.log" 2>&1; then
+			ok "$f: build without DEBUG_KMAP_STACK ($(cat "$nout/build-time.txt")s)"
+		else
+			nok "$f: build without DEBUG_KMAP_STACK (see $res/$f-nokms-build.log)"; return
+		fi
+	fi
+	rec "$f" nokms.build.seconds "$(cat "$nout/build-time.txt" 2>/dev/null || echo ?)"
+	rec "$f" nokms.origin "$(cat "$nout/debian-origin.txt")"
+	suites "$f" "$nout" nokms
+}
+
+nokms=${KMAPSTACK_WORLD_NOKMS:-0}
+case "$nokms" in 0|1|only) ;; *) die "KMAPSTACK_WORLD_NOKMS takes 0, 1 or only" ;; esac
 for f in "${flavours[@]}"; do
 	echo "=== $f"
+	if [ "$nokms" = only ]; then
+		nokms "$f"
+		continue
+	fi
 	rm -f "$res/$f.txt"
 	untraced=; [ "$maps_goal" = 0 ] || untraced=", untraced rounds to $maps_goal maps"
 	rec "$f" run "$(date -u '+%Y-%m-%d %H:%M') UTC, series of $rev patch(es), stress phases of ${secs}s$untraced"
@@ -270,14 +295,7 @@ for f in "${flavours[@]}"; do
 	cp "$out/core-choices.txt" "$res/$f-core-choices.txt"
 	suites "$f" "$out" kms
 	workload "$f" "$out"
-	if [ "${KMAPSTACK_WORLD_NOKMS:-0}" = 1 ]; then
-		nout=$KMS_BUILD/world/out-$f-nokms
-		if KMAPSTACK_WORLD_NO_OPTION=1 "$KMS_SCRIPTS/world/build.sh" "$f" "$nout" > "$res/$f-nokms-build.log" 2>&1; then
-			suites "$f" "$nout" nokms
-		else
-			nok "$f: build without DEBUG_KMAP_STACK (see $res/$f-nokms-build.log)"
-		fi
-	fi
+	[ "$nokms" = 1 ] && nokms "$f"
 	rec "$f" checks "$((KMS_PASS - p0)) passed, $((KMS_FAIL - f0)) failed"
 done
 total=$(( $(now) - start ))

@@ -59,7 +59,11 @@ rows = [
     ("suites: KUnit (with the option)", "kms.kunit"), ("suites: crypto (with the option)", "kms.crypto"),
     ("suites: kmap maps (debugfs)", "kms.maps"), ("suites: checks", "kms.checks"),
     ("suites: wall time", "kms.seconds"),
+    ("without the option: run", "nokms.run"), ("without the option: Debian config", "nokms.origin"),
+    ("without the option: kernel build (the last make, ccache)", "nokms.build.seconds"),
     ("suites: KUnit (without the option)", "nokms.kunit"), ("suites: crypto (without the option)", "nokms.crypto"),
+    ("suites without the option: checks", "nokms.checks"), ("suites without the option: wall time", "nokms.seconds"),
+    ("suites: the option changes a KUnit or crypto result", "regression"),
     ("workload: guest root", "workload.root"), ("workload: phases", "workload.phases"), ("workload: wall time (boot to power-off)", "workload.seconds"),
     ("workload: kmap maps (debugfs, during the workload)", "workload.maps"),
     ("workload: kmap maps (debugfs, since boot)", "workload.maps_total"),
@@ -75,7 +79,21 @@ rows = [
     ("kmap_stack reports in the kernel log (workload)", "workload.reports"),
     ("of them, of the base kernel's known bugs (triage below)", "workload.reports_known"),
 ]
+
+
+def regression(d):
+    """Whether the KUnit and crypto totals differ with the option"""
+    if not d.get("nokms.kunit") or not d.get("kms.kunit"):
+        return None
+    diff = [w for w in ("kunit", "crypto") if d.get("kms." + w) != d.get("nokms." + w)]
+    return "no (the same totals)" if not diff else "YES: " + ", ".join(diff) + " differ"
+
+
 data = {f: load(f) for f in flavours}
+for f in flavours:
+    r = regression(data[f])
+    if r:
+        data[f]["regression"] = r
 out.append("| | " + " | ".join(f"{f} ({ARCH.get(f, f)})" for f in flavours) + " |")
 out.append("|---|" + "---|" * len(flavours))
 for label, key in rows:
