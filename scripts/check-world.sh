@@ -18,9 +18,9 @@
 #             once by scripts/world/mkroot-i386.sh (build/world/root-i386;
 #             3 GiB, 2.1 GiB of it highmem); then 'kmapstack check' of the
 #             trace on the host
-#   nokms     (KMAPSTACK_WORLD_NOKMS=1) the same config without
-#             DEBUG_KMAP_STACK, suites only: the KUnit and crypto totals to
-#             compare with
+#   nokms     the same config without DEBUG_KMAP_STACK, suites only:
+#             the KUnit and crypto totals to compare with (a second full
+#             build; KMAPSTACK_WORLD_NOKMS=0 leaves it out)
 # Checks: every step passes, no kmap_stack report (kernel log, debugfs
 # 'reports:', kmap_violation events, 'kmapstack check') but those of the
 # base kernel's known bugs (scripts/world/known-bugs.txt), no lost
@@ -32,8 +32,8 @@
 #   stress phases until the kernel has made N mappings since boot (debugfs
 #   'maps'), for KMAPSTACK_WORLD_UNTRACED_SECONDS at most (default 7200);
 #   their reports and failed phases count as the traced run's,
-#   KMAPSTACK_WORLD_NOKMS=1 (=only: the nokms part alone, the flavour's
-#   other figures kept), KMAPSTACK_WORLD_NO_BUILD=1 (use the built
+#   KMAPSTACK_WORLD_NOKMS=0 (no nokms part; =only: the nokms part alone,
+#   the flavour's other figures kept), KMAPSTACK_WORLD_NO_BUILD=1 (use the built
 #   kernels), KMAPSTACK_WORLD_DOC (default docs/real-world.md; '' for none),
 #   KMAPSTACK_TREE (default build/world/linux).
 set -uo pipefail
@@ -269,8 +269,24 @@ nokms() {
 	suites "$f" "$nout" nokms
 }
 
-nokms=${KMAPSTACK_WORLD_NOKMS:-0}
+nokms=${KMAPSTACK_WORLD_NOKMS:-1}
 case "$nokms" in 0|1|only) ;; *) die "KMAPSTACK_WORLD_NOKMS takes 0, 1 or only" ;; esac
+
+# figures FLAVOUR: its figures, as the doc has them, for the terminal
+figures() {
+	awk -F= -v f="$1" '
+		{ v[$1] = substr($0, length($1) + 2) }
+		function g(k) { return (k in v && v[k] != "") ? v[k] : "-" }
+		END {
+			printf "%s: kmap maps since boot %s (traced %s maps, %s unmaps, %s lost events)\n", f,
+				g("untraced.maps_total") != "-" ? g("untraced.maps_total") : g("workload.maps_total"),
+				g("traced.maps"), g("traced.unmaps"), g("traced.lost")
+			printf "%s: kmap_stack reports %s (of known bugs of the base kernel: %s), kmapstack check violations %s (known: %s)\n", f,
+				g("workload.reports"), g("workload.reports_known"), g("check.violations"), g("check.violations_known")
+			printf "%s: KUnit with the option %s, without %s\n", f, g("kms.kunit"), g("nokms.kunit")
+			printf "%s: crypto with the option %s, without %s\n", f, g("kms.crypto"), g("nokms.crypto")
+		}' "$res/$1.txt"
+}
 for f in "${flavours[@]}"; do
 	echo "=== $f"
 	if [ "$nokms" = only ]; then
@@ -299,6 +315,9 @@ for f in "${flavours[@]}"; do
 	rec "$f" checks "$((KMS_PASS - p0)) passed, $((KMS_FAIL - f0)) failed"
 done
 total=$(( $(now) - start ))
+for f in "${flavours[@]}"; do
+	[ ! -f "$res/$f.txt" ] || figures "$f"
+done
 echo "check-world: ${total}s"
 if [ -n "$doc" ]; then
 	/usr/bin/python3 "$KMS_SCRIPTS/world/doc.py" "$doc" "$res" "$total" "$KMS_PASS" "$KMS_FAIL" "$rev" "${flavours[@]}" ||
