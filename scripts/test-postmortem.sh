@@ -8,7 +8,9 @@
 #   drgn -q -c vmcore -s vmlinux tools/drgn/kmapstack.py ...
 # and checks that both list kmapbug_holder at depth 3 with the call sites
 # kmapbug_map_first, _second, _third in that order (named with [kmapbug]),
-# every CPU's interrupt stacks, that -p PID / -c CPU select, that the two
+# every CPU's interrupt stacks, that -p PID / -p TASK-ADDRESS / -c CPU /
+# -c CPU-LIST select (a task chosen by address is listed even when it
+# holds nothing, as crash's own commands list it), that the two
 # print the same block (and the same stack traces with -s), and that the
 # extension's own module symbols (crash --no_modules) give the same one as
 # crash's module tables.
@@ -111,11 +113,22 @@ task=$(awk -v pid="$pid" '$1 == "PID" && $2 == pid { for (i = 3; i < NF; i++) if
 rc=0; "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-p ${task:-none}" > "$out/crash-pt.txt" 2>&1 || rc=$?
 check "crash -p ${task:-(no task address in the listing)}: exit 0 (exit $rc)" [ -n "$task" -a "$rc" = 0 ]
 check "crash: -p TASK-ADDRESS lists the holder alone, as -p $pid does" \
-	bash -c "[ \"\$(grep -c '^PID ' '$out/crash-pt.txt')\" = 1 ] && [ -n \"\$1\" ] && [ \"\$1\" = \"\$(grep -A3 '^PID ' '$out/crash-p.txt')\" ]" _ "$(grep -A3 '^PID ' "$out/crash-pt.txt")"
-rc=0; "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-c 0-$((smp - 1))" > "$out/crash-cl.txt" 2>&1 || rc=$?
-check "crash -c 0-$((smp - 1)): exit 0 (exit $rc)" [ "$rc" = 0 ]
-check "crash: -c 0-$((smp - 1)) lists every CPU and no task" \
-	bash -c "[ \"\$(grep -cE '^CPU [0-9]+ ' '$out/crash-cl.txt')\" = $((smp * 3)) ] && ! grep -q '^PID ' '$out/crash-cl.txt'"
+	bash -c "[ \"\$(grep -c '^PID ' '$out/crash-pt.txt')\" = 1 ] && ! grep -q '^CPU ' '$out/crash-pt.txt' &&
+		grep -q '^1 tasks, 1 holding 3 mappings' '$out/crash-pt.txt' &&
+		[ -n \"\$1\" ] && [ \"\$1\" = \"\$(grep -A3 '^PID ' '$out/crash-p.txt')\" ]" _ "$(grep -A3 '^PID ' "$out/crash-pt.txt")"
+# a CPU list that leaves CPU 0 out
+cl=1-$((smp - 1))
+rc=0; "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-c $cl" > "$out/crash-cl.txt" 2>&1 || rc=$?
+check "crash -c $cl: exit 0 (exit $rc)" [ "$rc" = 0 ]
+check "crash: -c $cl lists those CPUs and no other, no task" \
+	bash -c "[ \"\$(grep -cE '^CPU [1-9][0-9]* ' '$out/crash-cl.txt')\" = $(((smp - 1) * 3)) ] && ! grep -qE '^(CPU 0 |PID )' '$out/crash-cl.txt'"
+# a task that holds nothing, chosen by address: listed at depth 0 (init)
+rc=0; "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-a" > "$out/crash-a.txt" 2>&1 || rc=$?
+task1=$(awk '$1 == "PID" && $2 == 1 { for (i = 3; i < NF; i++) if ($i == "task") print $(i + 1) }' "$out/crash-a.txt")
+rc1=0; "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-p ${task1:-none}" > "$out/crash-p1.txt" 2>&1 || rc1=$?
+check "crash -a, then -p ${task1:-(no PID 1 in -a)}: exit 0 (exit $rc, $rc1)" [ -n "$task1" -a "$rc" = 0 -a "$rc1" = 0 ]
+check "crash: -p TASK-ADDRESS of a task holding nothing lists it at depth 0" \
+	bash -c "[ \"\$(grep -c '^PID ' '$out/crash-p1.txt')\" = 1 ] && grep -qE '^PID 1 .* depth 0\$' '$out/crash-p1.txt'"
 # the extension's own module symbols (the modules' kallsyms), for a crash
 # without module tables: the same holder block
 rc=0; KMAPSTACK_CRASH_OPTS=--no_modules "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-p $pid" > "$out/crash-nomod.txt" 2>&1 || rc=$?
@@ -143,11 +156,18 @@ check "drgn: -c 1 lists only CPU 1" \
 rc=0; timeout 300 /usr/bin/drgn -q -c "$vmcore" -s "$vmlinux" "$KMS_REPO/tools/drgn/kmapstack.py" -p "0x${task:-0}" > "$out/drgn-pt.txt" 2>&1 || rc=$?
 check "drgn -p 0x${task:-?}: exit 0 (exit $rc)" [ -n "$task" -a "$rc" = 0 ]
 check "drgn: -p TASK-ADDRESS lists the holder alone, as crash does" \
-	bash -c "[ \"\$(grep -c '^PID ' '$out/drgn-pt.txt')\" = 1 ] && [ \"\$(grep -A3 '^PID ' '$out/drgn-pt.txt')\" = \"\$(grep -A3 '^PID ' '$out/crash-pt.txt')\" ]"
-rc=0; timeout 300 /usr/bin/drgn -q -c "$vmcore" -s "$vmlinux" "$KMS_REPO/tools/drgn/kmapstack.py" -c "0-$((smp - 1))" > "$out/drgn-cl.txt" 2>&1 || rc=$?
-check "drgn -c 0-$((smp - 1)): exit 0 (exit $rc)" [ "$rc" = 0 ]
-check "drgn: -c 0-$((smp - 1)) lists what crash lists" \
-	bash -c "[ \"\$(grep -cE '^CPU [0-9]+ ' '$out/drgn-cl.txt')\" = $((smp * 3)) ] && [ \"\$(grep -E '^CPU ' '$out/drgn-cl.txt')\" = \"\$(grep -E '^CPU ' '$out/crash-cl.txt')\" ]"
+	bash -c "[ \"\$(grep -c '^PID ' '$out/drgn-pt.txt')\" = 1 ] && ! grep -q '^CPU ' '$out/drgn-pt.txt' &&
+		grep -q '^1 tasks, 1 holding 3 mappings' '$out/drgn-pt.txt' &&
+		[ \"\$(grep -A3 '^PID ' '$out/drgn-pt.txt')\" = \"\$(grep -A3 '^PID ' '$out/crash-pt.txt')\" ]"
+rc=0; timeout 300 /usr/bin/drgn -q -c "$vmcore" -s "$vmlinux" "$KMS_REPO/tools/drgn/kmapstack.py" -c "$cl" > "$out/drgn-cl.txt" 2>&1 || rc=$?
+check "drgn -c $cl: exit 0 (exit $rc)" [ "$rc" = 0 ]
+check "drgn: -c $cl lists what crash lists" \
+	bash -c "[ \"\$(grep -cE '^CPU [1-9][0-9]* ' '$out/drgn-cl.txt')\" = $(((smp - 1) * 3)) ] && ! grep -qE '^(CPU 0 |PID )' '$out/drgn-cl.txt' &&
+		[ \"\$(grep -E '^CPU ' '$out/drgn-cl.txt')\" = \"\$(grep -E '^CPU ' '$out/crash-cl.txt')\" ]"
+rc=0; timeout 300 /usr/bin/drgn -q -c "$vmcore" -s "$vmlinux" "$KMS_REPO/tools/drgn/kmapstack.py" -p "0x${task1:-0}" > "$out/drgn-p1.txt" 2>&1 || rc=$?
+check "drgn -p 0x${task1:-?} (holding nothing): exit 0 (exit $rc)" [ -n "$task1" -a "$rc" = 0 ]
+check "drgn: -p TASK-ADDRESS of a task holding nothing lists it, as crash does" \
+	bash -c "grep -qE '^PID 1 .* depth 0\$' '$out/drgn-p1.txt' && [ \"\$(grep '^PID ' '$out/drgn-p1.txt')\" = \"\$(grep '^PID ' '$out/crash-p1.txt')\" ]"
 td=$(( $(now) - t1 ))
 
 # same listing from both tools (the holder's block)

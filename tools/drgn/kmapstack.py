@@ -328,7 +328,7 @@ def kmapstack(prog, pid=None, cpu=None, all_tasks=False, task=None, stacks=False
         if depth > 0:
             holding += 1
             mappings += depth
-        if depth == 0 and not all_tasks and pid is None:
+        if depth == 0 and not all_tasks and pid is None and task is None:
             continue
         comm = t.comm.string_().decode(errors="replace")
         print(f"PID {tpid:<6d} {comm:<16s} task {t.value_():016x}  {_header(ks, depth)}", file=out)
