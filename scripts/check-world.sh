@@ -47,6 +47,8 @@ usecs=${KMAPSTACK_WORLD_UNTRACED_SECONDS:-7200}
 [[ "$maps_goal" =~ ^[0-9]+$ && "$usecs" =~ ^[0-9]+$ ]] ||
 	die "KMAPSTACK_WORLD_MAPS and KMAPSTACK_WORLD_UNTRACED_SECONDS take a number"
 [ "$maps_goal" = 0 ] && usecs=0
+nokms_mode=${KMAPSTACK_WORLD_NOKMS:-1}
+case "$nokms_mode" in 0|1|only) ;; *) die "KMAPSTACK_WORLD_NOKMS takes 0, 1 or only" ;; esac
 export KMAPSTACK_TREE=${KMAPSTACK_TREE:-$KMS_BUILD/world/linux}
 res=$KMS_BUILD/world/results
 doc=${KMAPSTACK_WORLD_DOC-$KMS_REPO/docs/real-world.md}
@@ -190,7 +192,7 @@ EOF
 	# the kernel log without timestamps; the reports' titles "kmap_stack:
 	# WHAT in SITE": a SITE of a bug of the base kernel
 	# (scripts/world/known-bugs.txt) is that bug's
-	tr -d '\r' < "$run/console.log" | sed -E 's/^\[ *[0-9.]+\] //' > "$run/kernel-log.txt"
+	console_text "$run/console.log" 'world| ' | sed -E 's/^\[ *[0-9.]+\] //' > "$run/kernel-log.txt"
 	grep '^kmap_stack: ' "$run/kernel-log.txt" > "$run/report-titles.txt" || true
 	nrep=$(wc -l < "$run/report-titles.txt")
 	read -r nknown known < <(known_bugs < <(sed -E 's/.* in ([^ ]+)$/\1/' "$run/report-titles.txt"))
@@ -269,8 +271,6 @@ nokms() {
 	suites "$f" "$nout" nokms
 }
 
-nokms=${KMAPSTACK_WORLD_NOKMS:-1}
-case "$nokms" in 0|1|only) ;; *) die "KMAPSTACK_WORLD_NOKMS takes 0, 1 or only" ;; esac
 
 # figures FLAVOUR: its figures, as the doc has them, for the terminal
 figures() {
@@ -289,7 +289,7 @@ figures() {
 }
 for f in "${flavours[@]}"; do
 	echo "=== $f"
-	if [ "$nokms" = only ]; then
+	if [ "$nokms_mode" = only ]; then
 		nokms "$f"
 		continue
 	fi
@@ -311,7 +311,7 @@ for f in "${flavours[@]}"; do
 	cp "$out/core-choices.txt" "$res/$f-core-choices.txt"
 	suites "$f" "$out" kms
 	workload "$f" "$out"
-	[ "$nokms" = 1 ] && nokms "$f"
+	[ "$nokms_mode" = 1 ] && nokms "$f"
 	rec "$f" checks "$((KMS_PASS - p0)) passed, $((KMS_FAIL - f0)) failed"
 done
 total=$(( $(now) - start ))

@@ -177,7 +177,9 @@ apt_update() {
 # the guest's own starting with PREFIX ("suites| ") that begins in the
 # middle of another line put on a line of its own: the kernel's console
 # output and the guest's writes interleave (on PREEMPT_RT a thread prints
-# the console, after the code that logged has returned).
+# the console, after the code that logged has returned). PREFIX is taken
+# as an extended regular expression with '|' made literal: letters,
+# digits, spaces and '|' only.
 console_text() {
 	local split='s/(.)(\[ *[0-9]+\.[0-9]{6}\] )/\1\n\2/g'
 	[ -z "${2:-}" ] || split="$split; s/(.)(${2//|/\\|})/\1\n\2/g"

@@ -30,7 +30,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$KMS_SCRIPTS/testlib.sh"
-case "${1:-}" in -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) kms_help; exit 0 ;; esac
 if [ $# -gt 1 ]; then	# several architectures: one after the other, counts added up
 	tmp=${TMPDIR:-/tmp}/test-suites-$$.log
 	for a in "$@"; do

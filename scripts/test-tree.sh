@@ -19,7 +19,8 @@
 #     patch is fixed the tree is re-made (not built half-applied);
 #   - context moved on another 6.12.y: applied with one line of context,
 #     with a warning; a removed line that changed: refused;
-#   - a tarball that is not 6.12.y: refused.
+#   - a tarball that is not 6.12.y: refused;
+#   - on the tested base, a patch that does not apply: refused at once.
 # Ends with "N passed, N failed".
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -160,4 +161,22 @@ else
 	ok "Linux 6.13: refused"
 fi
 check "Linux 6.13: says the series is for 6.12" said "not 6.12.y"
+
+# On the tested base a patch that does not apply is refused at once (no
+# retry with less context: the series is made on it)
+tarball "$sub"
+sed -i 's/^-\treturn 1;/-\treturn 9;/' "$p3"
+if ensure; then
+	nok "the tested base, a patch that does not apply: refused" "ensure_tree succeeded"
+else
+	ok "the tested base, a patch that does not apply: refused"
+fi
+check "the tested base, a patch that does not apply: named" \
+	said "patch #3 kernel-patch/${p3##*/} does not apply (git am --no-3way)"
+if said "one line of context"; then
+	nok "the tested base: no retry with one line of context" "$(grep -m 1 'one line of context' "$scratch/out")"
+else
+	ok "the tested base: no retry with one line of context"
+fi
+cp "$scratch/p3" "$p3"
 summary

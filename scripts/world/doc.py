@@ -63,7 +63,7 @@ rows = [
     ("without the option: kernel build (the last make, ccache)", "nokms.build.seconds"),
     ("suites: KUnit (without the option)", "nokms.kunit"), ("suites: crypto (without the option)", "nokms.crypto"),
     ("suites without the option: checks", "nokms.checks"), ("suites without the option: wall time", "nokms.seconds"),
-    ("suites: the option changes a KUnit or crypto result", "regression"),
+    ("suites: KUnit or crypto totals differ with and without the option (checks rows above)", "regression"),
     ("workload: guest root", "workload.root"), ("workload: phases", "workload.phases"), ("workload: wall time (boot to power-off)", "workload.seconds"),
     ("workload: kmap maps (debugfs, during the workload)", "workload.maps"),
     ("workload: kmap maps (debugfs, since boot)", "workload.maps_total"),
