@@ -89,6 +89,21 @@ check_cpus() {
 	check "$1: interrupt stacks of every CPU ($n lines, want $(( $3 * 3 )))" [ "$n" = $(( $3 * 3 )) ]
 }
 
+# crash_run NAME ARGS: the crash extension's 'kmapstack ARGS' on the dump
+# into $out/crash-NAME.txt; drgn_run NAME ARGS...: the drgn script's into
+# $out/drgn-NAME.txt; the exit status in rc
+crash_run() {
+	rc=0; "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "$2" > "$out/crash-$1.txt" 2>&1 || rc=$?
+}
+drgn_run() {
+	local name=$1; shift
+	rc=0; timeout 300 /usr/bin/drgn -q -c "$vmcore" -s "$vmlinux" "$KMS_REPO/tools/drgn/kmapstack.py" "$@" > "$out/drgn-$name.txt" 2>&1 || rc=$?
+}
+# task_of FILE PID: the task address a listing gives for PID
+task_of() {
+	awk -v pid="$2" '$1 == "PID" && $2 == pid { for (i = 3; i < NF; i++) if ($i == "task") print $(i + 1) }' "$1"
+}
+
 # --- crash (tools/crash/crash-kmapstack.sh) ---
 t1=$(now)
 crc=0
@@ -100,17 +115,17 @@ check "crash: the summary line counts the holder" grep -qE '^[0-9]+ tasks, [1-9]
 # crash reads the module tables itself: no warning, module names from them
 check "crash: no warnings (module tables read by crash)" bash -c "! grep -q 'WARNING' '$out/crash.txt'"
 check "crash: call sites name the module ([kmapbug])" grep -q 'kmapbug_map_first+0x[0-9a-f]* \[kmapbug\]' "$out/crash.txt"
-rc=0; "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-p $pid" > "$out/crash-p.txt" 2>&1 || rc=$?
+crash_run p "-p $pid"
 check "crash -p $pid: exit 0 (exit $rc)" [ "$rc" = 0 ]
 check "crash: -p $pid lists only that task" \
 	bash -c "[ \"\$(grep -c '^PID ' '$out/crash-p.txt')\" = 1 ] && grep -q '^PID $pid .*kmapbug_holder' '$out/crash-p.txt' && ! grep -q '^CPU ' '$out/crash-p.txt'"
-rc=0; "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-c 1" > "$out/crash-c.txt" 2>&1 || rc=$?
+crash_run c "-c 1"
 check "crash -c 1: exit 0 (exit $rc)" [ "$rc" = 0 ]
 check "crash: -c 1 lists only CPU 1" \
 	bash -c "[ \"\$(grep -cE '^CPU 1 ' '$out/crash-c.txt')\" = 3 ] && ! grep -qE '^(CPU [02-9]|PID )' '$out/crash-c.txt'"
 # -p by task address and -c with a CPU list, as crash's own commands take them
-task=$(awk -v pid="$pid" '$1 == "PID" && $2 == pid { for (i = 3; i < NF; i++) if ($i == "task") print $(i + 1) }' "$out/crash.txt")
-rc=0; "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-p ${task:-none}" > "$out/crash-pt.txt" 2>&1 || rc=$?
+task=$(task_of "$out/crash.txt" "$pid")
+crash_run pt "-p ${task:-none}"
 check "crash -p ${task:-(no task address in the listing)}: exit 0 (exit $rc)" [ -n "$task" -a "$rc" = 0 ]
 check "crash: -p TASK-ADDRESS lists the holder alone, as -p $pid does" \
 	bash -c "[ \"\$(grep -c '^PID ' '$out/crash-pt.txt')\" = 1 ] && ! grep -q '^CPU ' '$out/crash-pt.txt' &&
@@ -118,20 +133,20 @@ check "crash: -p TASK-ADDRESS lists the holder alone, as -p $pid does" \
 		[ -n \"\$1\" ] && [ \"\$1\" = \"\$(grep -A3 '^PID ' '$out/crash-p.txt')\" ]" _ "$(grep -A3 '^PID ' "$out/crash-pt.txt")"
 # a CPU list that leaves CPU 0 out
 cl=1-$((smp - 1))
-rc=0; "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-c $cl" > "$out/crash-cl.txt" 2>&1 || rc=$?
+crash_run cl "-c $cl"
 check "crash -c $cl: exit 0 (exit $rc)" [ "$rc" = 0 ]
 check "crash: -c $cl lists those CPUs and no other, no task" \
 	bash -c "[ \"\$(grep -cE '^CPU [1-9][0-9]* ' '$out/crash-cl.txt')\" = $(((smp - 1) * 3)) ] && ! grep -qE '^(CPU 0 |PID )' '$out/crash-cl.txt'"
 # a task that holds nothing, chosen by address: listed at depth 0 (init)
-rc=0; "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-a" > "$out/crash-a.txt" 2>&1 || rc=$?
-task1=$(awk '$1 == "PID" && $2 == 1 { for (i = 3; i < NF; i++) if ($i == "task") print $(i + 1) }' "$out/crash-a.txt")
-rc1=0; "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-p ${task1:-none}" > "$out/crash-p1.txt" 2>&1 || rc1=$?
-check "crash -a, then -p ${task1:-(no PID 1 in -a)}: exit 0 (exit $rc, $rc1)" [ -n "$task1" -a "$rc" = 0 -a "$rc1" = 0 ]
+crash_run a "-a"
+rca=$rc task1=$(task_of "$out/crash-a.txt" 1)
+crash_run p1 "-p ${task1:-none}"
+check "crash -a, then -p ${task1:-(no PID 1 in -a)}: exit 0 (exit $rca, $rc)" [ -n "$task1" -a "$rca" = 0 -a "$rc" = 0 ]
 check "crash: -p TASK-ADDRESS of a task holding nothing lists it at depth 0" \
 	bash -c "[ \"\$(grep -c '^PID ' '$out/crash-p1.txt')\" = 1 ] && grep -qE '^PID 1 .* depth 0\$' '$out/crash-p1.txt'"
 # the extension's own module symbols (the modules' kallsyms), for a crash
 # without module tables: the same holder block
-rc=0; KMAPSTACK_CRASH_OPTS=--no_modules "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-p $pid" > "$out/crash-nomod.txt" 2>&1 || rc=$?
+KMAPSTACK_CRASH_OPTS=--no_modules crash_run nomod "-p $pid"
 check "crash --no_modules -p $pid: exit 0 (exit $rc)" [ "$rc" = 0 ]
 check "crash --no_modules: the same kmapbug_holder block (module names from kallsyms)" \
 	bash -c "[ -n \"\$(grep '^ *#' '$out/crash.txt')\" ] && [ \"\$(grep -A3 '^PID $pid ' '$out/crash.txt')\" = \"\$(grep -A3 '^PID $pid ' '$out/crash-nomod.txt')\" ]"
@@ -145,26 +160,26 @@ check "drgn: exit 0 (exit $drc)" [ "$drc" = 0 ]
 check_cpus drgn "$out/drgn.txt" "$smp"
 check_holder drgn "$out/drgn.txt"
 check "drgn: call sites name the module ([kmapbug])" grep -q 'kmapbug_map_first+0x[0-9a-f]* \[kmapbug\]' "$out/drgn.txt"
-rc=0; timeout 300 /usr/bin/drgn -q -c "$vmcore" -s "$vmlinux" "$KMS_REPO/tools/drgn/kmapstack.py" -p "$pid" > "$out/drgn-p.txt" 2>&1 || rc=$?
+drgn_run p -p "$pid"
 check "drgn -p $pid: exit 0 (exit $rc)" [ "$rc" = 0 ]
 check "drgn: -p $pid lists only that task" \
 	bash -c "[ \"\$(grep -c '^PID ' '$out/drgn-p.txt')\" = 1 ] && ! grep -q '^CPU ' '$out/drgn-p.txt'"
-rc=0; timeout 300 /usr/bin/drgn -q -c "$vmcore" -s "$vmlinux" "$KMS_REPO/tools/drgn/kmapstack.py" -c 1 > "$out/drgn-c.txt" 2>&1 || rc=$?
+drgn_run c -c 1
 check "drgn -c 1: exit 0 (exit $rc)" [ "$rc" = 0 ]
 check "drgn: -c 1 lists only CPU 1" \
 	bash -c "[ \"\$(grep -cE '^CPU 1 ' '$out/drgn-c.txt')\" = 3 ] && ! grep -qE '^(CPU [02-9]|PID )' '$out/drgn-c.txt'"
-rc=0; timeout 300 /usr/bin/drgn -q -c "$vmcore" -s "$vmlinux" "$KMS_REPO/tools/drgn/kmapstack.py" -p "0x${task:-0}" > "$out/drgn-pt.txt" 2>&1 || rc=$?
+drgn_run pt -p "0x${task:-0}"
 check "drgn -p 0x${task:-?}: exit 0 (exit $rc)" [ -n "$task" -a "$rc" = 0 ]
 check "drgn: -p TASK-ADDRESS lists the holder alone, as crash does" \
 	bash -c "[ \"\$(grep -c '^PID ' '$out/drgn-pt.txt')\" = 1 ] && ! grep -q '^CPU ' '$out/drgn-pt.txt' &&
 		grep -q '^1 tasks, 1 holding 3 mappings' '$out/drgn-pt.txt' &&
 		[ \"\$(grep -A3 '^PID ' '$out/drgn-pt.txt')\" = \"\$(grep -A3 '^PID ' '$out/crash-pt.txt')\" ]"
-rc=0; timeout 300 /usr/bin/drgn -q -c "$vmcore" -s "$vmlinux" "$KMS_REPO/tools/drgn/kmapstack.py" -c "$cl" > "$out/drgn-cl.txt" 2>&1 || rc=$?
+drgn_run cl -c "$cl"
 check "drgn -c $cl: exit 0 (exit $rc)" [ "$rc" = 0 ]
 check "drgn: -c $cl lists what crash lists" \
 	bash -c "[ \"\$(grep -cE '^CPU [1-9][0-9]* ' '$out/drgn-cl.txt')\" = $(((smp - 1) * 3)) ] && ! grep -qE '^(CPU 0 |PID )' '$out/drgn-cl.txt' &&
 		[ \"\$(grep -E '^CPU ' '$out/drgn-cl.txt')\" = \"\$(grep -E '^CPU ' '$out/crash-cl.txt')\" ]"
-rc=0; timeout 300 /usr/bin/drgn -q -c "$vmcore" -s "$vmlinux" "$KMS_REPO/tools/drgn/kmapstack.py" -p "0x${task1:-0}" > "$out/drgn-p1.txt" 2>&1 || rc=$?
+drgn_run p1 -p "0x${task1:-0}"
 check "drgn -p 0x${task1:-?} (holding nothing): exit 0 (exit $rc)" [ -n "$task1" -a "$rc" = 0 ]
 check "drgn: -p TASK-ADDRESS of a task holding nothing lists it, as crash does" \
 	bash -c "grep -qE '^PID 1 .* depth 0\$' '$out/drgn-p1.txt' && [ \"\$(grep '^PID ' '$out/drgn-p1.txt')\" = \"\$(grep '^PID ' '$out/crash-p1.txt')\" ]"
@@ -175,9 +190,10 @@ a=$(holder_block "$out/crash.txt")
 b=$(holder_block "$out/drgn.txt")
 check "crash and drgn print the same kmapbug_holder block" [ -n "$a" -a "$a" = "$b" ]
 # -s: each entry's stack trace from the stack depot, the same from both
-rc=0; "$KMS_REPO/tools/crash/crash-kmapstack.sh" "$vmlinux" "$vmcore" "-s -p $pid" > "$out/crash-s.txt" 2>&1 || rc=$?
-drc=0; timeout 300 /usr/bin/drgn -q -c "$vmcore" -s "$vmlinux" "$KMS_REPO/tools/drgn/kmapstack.py" -s -p "$pid" > "$out/drgn-s.txt" 2>&1 || drc=$?
-check "crash -s and drgn -s: exit 0 (exit $rc, $drc)" [ "$rc" = 0 -a "$drc" = 0 ]
+crash_run s "-s -p $pid"
+crc=$rc
+drgn_run s -s -p "$pid"
+check "crash -s and drgn -s: exit 0 (exit $crc, $rc)" [ "$crc" = 0 -a "$rc" = 0 ]
 a=$(holder_block "$out/crash-s.txt")
 b=$(holder_block "$out/drgn-s.txt")
 check "crash -s: the traces lead from kmapbug_holder to each call site" \
