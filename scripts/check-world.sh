@@ -253,24 +253,35 @@ PY
 	fi
 }
 
+# build FLAVOUR OUT [nokms]: world/build.sh into OUT (nokms: without
+# DEBUG_KMAP_STACK), unless KMAPSTACK_WORLD_NO_BUILD=1 and OUT has a kernel;
+# records its build time and Debian origin (under nokms.* for nokms);
+# status 1 if the build failed
+build() {
+	local f=$1 out=$2 tag=${3:-} key= log=$res/$1-build.log what=build noopt=0
+	if [ -n "$tag" ]; then
+		key=$tag. log=$res/$f-$tag-build.log what="build without DEBUG_KMAP_STACK" noopt=1
+	fi
+	if [ "${KMAPSTACK_WORLD_NO_BUILD:-0}" != 1 ] || [ ! -f "$out/arch/x86/boot/bzImage" ]; then
+		if KMAPSTACK_WORLD_NO_OPTION=$noopt "$KMS_SCRIPTS/world/build.sh" "$f" "$out" > "$log" 2>&1; then
+			ok "$f: $what ($(cat "$out/build-time.txt")s)"
+		else
+			nok "$f: $what (see $log)"; return 1
+		fi
+	fi
+	rec "$f" "${key}build.seconds" "$(cat "$out/build-time.txt" 2>/dev/null || echo ?)"
+	rec "$f" "${key}origin" "$(cat "$out/debian-origin.txt")"
+}
+
 # nokms FLAVOUR: the same config without DEBUG_KMAP_STACK, its suites
 # (figures under nokms.*, beside those of the kernel with the option)
 nokms() {
 	local f=$1 nout=$KMS_BUILD/world/out-$1-nokms
 	[ ! -f "$res/$f.txt" ] || sed -i '/^nokms\./d' "$res/$f.txt"
 	rec "$f" nokms.run "$(date -u '+%Y-%m-%d %H:%M') UTC, series of $rev patch(es)"
-	if [ "${KMAPSTACK_WORLD_NO_BUILD:-0}" != 1 ] || [ ! -f "$nout/arch/x86/boot/bzImage" ]; then
-		if KMAPSTACK_WORLD_NO_OPTION=1 "$KMS_SCRIPTS/world/build.sh" "$f" "$nout" > "$res/$f-nokms-build.log" 2>&1; then
-			ok "$f: build without DEBUG_KMAP_STACK ($(cat "$nout/build-time.txt")s)"
-		else
-			nok "$f: build without DEBUG_KMAP_STACK (see $res/$f-nokms-build.log)"; return
-		fi
-	fi
-	rec "$f" nokms.build.seconds "$(cat "$nout/build-time.txt" 2>/dev/null || echo ?)"
-	rec "$f" nokms.origin "$(cat "$nout/debian-origin.txt")"
+	build "$f" "$nout" nokms || return
 	suites "$f" "$nout" nokms
 }
-
 
 # figures FLAVOUR: its figures, as the doc has them, for the terminal
 figures() {
@@ -298,15 +309,7 @@ for f in "${flavours[@]}"; do
 	rec "$f" run "$(date -u '+%Y-%m-%d %H:%M') UTC, series of $rev patch(es), stress phases of ${secs}s$untraced"
 	p0=$KMS_PASS f0=$KMS_FAIL
 	out=$KMS_BUILD/world/out-$f
-	if [ "${KMAPSTACK_WORLD_NO_BUILD:-0}" != 1 ] || [ ! -f "$out/arch/x86/boot/bzImage" ]; then
-		if "$KMS_SCRIPTS/world/build.sh" "$f" "$out" > "$res/$f-build.log" 2>&1; then
-			ok "$f: build ($(cat "$out/build-time.txt")s)"
-		else
-			nok "$f: build (see $res/$f-build.log)"; continue
-		fi
-	fi
-	rec "$f" build.seconds "$(cat "$out/build-time.txt" 2>/dev/null || echo ?)"
-	rec "$f" origin "$(cat "$out/debian-origin.txt")"
+	build "$f" "$out" || continue
 	rec "$f" config "$(grep -c '=y$' "$out/.config") =y, $(grep -c '=m$' "$out/.config") =m"
 	cp "$out/core-choices.txt" "$res/$f-core-choices.txt"
 	suites "$f" "$out" kms
