@@ -203,30 +203,28 @@ for drv in gcm_base ccm_base rfc7539 sha3-256-generic zstd-generic lzo-generic a
 	check "$arch: /proc/crypto lists $drv" grep -qE "^suites\| crypto .*$drv" "$run"
 done
 
-if [ "$kms" = 0 ]; then
-	echo "suites $arch: $out has no CONFIG_DEBUG_KMAP_STACK: the suites' results only, no kmap_stack checks"
-	echo "suites $arch: KUnit $kpass passed, $kfail failed, $kskip skipped; crypto: $npassed/$ncr algorithms selftest passed, ${#tcrypt_specs[@]} tcrypt runs"
-	echo "suites $arch: times: prepare $((t1 - t0))s, boot+suites $((t2 - t1))s; log $con"
-	summary; exit
-fi
-# kmap_stack reports: none in the log from the start marker on, debugfs
-# 'reports:' unchanged between the first and last statistics
-nrep=$(grep -v '^suites|' "$run" | sed -E 's/^\[ *[0-9.]+\] //' | grep -c '^kmap_stack: ' || true)
-stat() { grep "suites| stats $1 " "$run" | grep -oE "(^| )$2: [0-9]+" | awk '{print $2}' || true; }
-r0=$(stat start reports) r1=$(stat kunit reports)
-[ "$kunit_in_log" = 1 ] || r0=0	# none at boot either
-check "$arch: no kmap_stack report in the log while the suites ran ($nrep)" test "$nrep" = 0
-check "$arch: debugfs reports unchanged (${r0:-?} -> ${r1:-?})" test -n "$r0" -a "$r0" = "${r1:-x}"
-if [ "$nrep" != 0 ]; then
-	echo "---- kmap_stack reports ($dir/console.txt) ----"
-	grep -v '^suites|' "$run" | sed -E 's/^\[ *[0-9.]+\] //' | grep -A40 '^kmap_stack: ' | head -80
-fi
-m0=$(stat start maps) m1=$(stat modules maps) m2=$(stat crypto maps) m3=$(stat kunit maps)
-if [ -n "$m0" ] && [ -n "$m3" ]; then
-	echo "suites $arch: kmap maps (debugfs): boot ${m0}, module loading $((m1 - m0)), crypto (tcrypt) $((m2 - m1)), KUnit $((m3 - m2)), total $m3"
-	check "$arch: the suites made kmap mappings ($((m3 - m0)))" test "$((m3 - m0))" -gt 0
+if [ "$kms" = 1 ]; then
+	# kmap_stack reports: none in the log from the start marker on, debugfs
+	# 'reports:' unchanged between the first and last statistics
+	nrep=$(grep -v '^suites|' "$run" | sed -E 's/^\[ *[0-9.]+\] //' | grep -c '^kmap_stack: ' || true)
+	stat() { grep "suites| stats $1 " "$run" | grep -oE "(^| )$2: [0-9]+" | awk '{print $2}' || true; }
+	r0=$(stat start reports) r1=$(stat kunit reports)
+	[ "$kunit_in_log" = 1 ] || r0=0	# none at boot either
+	check "$arch: no kmap_stack report in the log while the suites ran ($nrep)" test "$nrep" = 0
+	check "$arch: debugfs reports unchanged (${r0:-?} -> ${r1:-?})" test -n "$r0" -a "$r0" = "${r1:-x}"
+	if [ "$nrep" != 0 ]; then
+		echo "---- kmap_stack reports ($dir/console.txt) ----"
+		grep -v '^suites|' "$run" | sed -E 's/^\[ *[0-9.]+\] //' | grep -A40 '^kmap_stack: ' | head -80
+	fi
+	m0=$(stat start maps) m1=$(stat modules maps) m2=$(stat crypto maps) m3=$(stat kunit maps)
+	if [ -n "$m0" ] && [ -n "$m3" ]; then
+		echo "suites $arch: kmap maps (debugfs): boot ${m0}, module loading $((m1 - m0)), crypto (tcrypt) $((m2 - m1)), KUnit $((m3 - m2)), total $m3"
+		check "$arch: the suites made kmap mappings ($((m3 - m0)))" test "$((m3 - m0))" -gt 0
+	else
+		nok "$arch: debugfs kmap_stack/stats not read in the guest"
+	fi
 else
-	nok "$arch: debugfs kmap_stack/stats not read in the guest"
+	echo "suites $arch: $out has no CONFIG_DEBUG_KMAP_STACK: the suites' results only, no kmap_stack checks"
 fi
 echo "suites $arch: KUnit $kpass passed, $kfail failed, $kskip skipped; crypto: $npassed/$ncr algorithms selftest passed, ${#tcrypt_specs[@]} tcrypt runs"
 echo "suites $arch: times: prepare $((t1 - t0))s, boot+suites $((t2 - t1))s; log $con"

@@ -53,10 +53,10 @@ class Runner:
             self.passed += 1
             print("ok   %s" % name)
 
-    def run(self, args, stdin=None, env=None):
+    def run(self, args, stdin=None):
         r = subprocess.run([self.kms] + args, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, stdin=stdin,
-                           timeout=300, env=dict(self.env(), **(env or {})))
+                           timeout=300, env=self.env())
         return r.returncode, r.stdout.decode("utf-8", "replace"), \
             r.stderr.decode("utf-8", "replace")
 
