@@ -15,13 +15,34 @@
 
 #include "input.h"
 
+/*
+ * The file a user can run perf on: the path given, or the file that '-'
+ * stands for (< FILE); NULL for a pipe, whose data is only in the copy.
+ */
+static const char *perf_file(const struct input_src *src,
+			     const struct input_info *info, char *buf,
+			     size_t len)
+{
+	ssize_t n;
+
+	if (!src->regular)
+		return NULL;
+	if (src->fd != STDIN_FILENO)
+		return info->path;
+	n = readlink("/proc/self/fd/0", buf, len - 1);
+	if (n <= 0 || buf[0] != '/')
+		return NULL;
+	buf[n] = '\0';
+	return buf;
+}
+
 int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 	       char *err, size_t errlen)
 {
 	struct input_src text;
 	int pfd[2], status, ret;
-	/* the user's path names the file; not '-' nor a pipe */
-	int named = src->regular && src->fd != STDIN_FILENO;
+	char buf[4096];
+	const char *file = perf_file(src, info, buf, sizeof(buf));
 	pid_t pid;
 
 	if (pipe2(pfd, O_CLOEXEC)) {
@@ -58,12 +79,12 @@ int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-		if (named)
+		if (file)
 			snprintf(err, errlen,
 				 "%s: a perf.data file, and perf is not "
 				 "installed here: run 'perf script -i %s | "
 				 "kmapstack check -' where it is",
-				 info->path, info->path);
+				 info->path, file);
 		else
 			snprintf(err, errlen,
 				 "%s: a perf.data file, and perf is not "
@@ -76,11 +97,11 @@ int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 
-		if (named)
+		if (file)
 			snprintf(err, errlen,
 				 "%s: 'perf script -i %s' failed (exit %d): "
 				 "run it to see why",
-				 info->path, info->path, code);
+				 info->path, file, code);
 		else
 			snprintf(err, errlen,
 				 "%s: 'perf script' failed on it (exit %d): "

@@ -16,6 +16,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -405,6 +406,7 @@ def run_progress(rn, only):
     if only and "progress" not in only:
         return
     import pty
+    import threading
     import time
     for name in ("trace.dat", "txt.txt"):
         path = os.path.join(rn.work, "mismatch", name)
@@ -419,16 +421,30 @@ def run_progress(rn, only):
         master, slave = pty.openpty()
         p = subprocess.Popen([rn.kms, "check", "-"], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=slave,
-                             env=rn.env())
+                             env=rn.env(), start_new_session=True)
         os.close(slave)
-        # the rest comes after a pause: the progress line then shows
-        p.stdin.write(data[:4096])
-        p.stdin.flush()
-        time.sleep(0.6)
-        p.stdin.write(data[4096:])
-        p.stdin.close()
+        # a kmapstack that hangs is killed, with anything it started: the
+        # reads below then end
+        watchdog = threading.Timer(
+            int(os.environ.get("KMAPSTACK_TEST_TIMEOUT", "300")),
+            lambda: os.killpg(p.pid, signal.SIGKILL))
+        watchdog.start()
+        errors = []
+        try:
+            # the rest comes after a pause: the progress line then shows
+            p.stdin.write(data[:4096])
+            p.stdin.flush()
+            time.sleep(0.6)
+            p.stdin.write(data[4096:])
+            p.stdin.close()
+        except BrokenPipeError:
+            errors.append("kmapstack stopped reading its input")
         out = p.stdout.read()
-        p.wait(timeout=300)
+        p.wait()
+        if not watchdog.is_alive():
+            errors.append("killed: no end after %d s" %
+                          watchdog.interval)
+        watchdog.cancel()
         err = b""
         while True:
             try:
@@ -439,7 +455,7 @@ def run_progress(rn, only):
                 break
             err += chunk
         os.close(master)
-        errors = rn.sanitizer_errors(err.decode("utf-8", "replace"))
+        errors += rn.sanitizer_errors(err.decode("utf-8", "replace"))
         if p.returncode != 1 or b"mismatch" not in out:
             errors.append("exit %d, stdout %r" % (p.returncode, out[:200]))
         if not re.search(rb"\rkmapstack: <stdin>: 0 MB", err):
@@ -492,6 +508,11 @@ def run_perf_data(rn, only):
          r"^kmapstack: %s: a perf.data file, and perf is not installed "
          r"here: run 'perf script -i %s \| kmapstack check -' where it "
          r"is$" % (re.escape(dat), re.escape(dat))),
+        ("redirected to '-', no perf installed", "redirect", no_perf, 2,
+         None,
+         r"^kmapstack: <stdin>: a perf.data file, and perf is not "
+         r"installed here: run 'perf script -i %s \| kmapstack check -' "
+         r"where it is$" % re.escape(dat)),
         ("on a pipe, no perf installed", "pipe", no_perf, 2, None,
          r"^kmapstack: <stdin>: a perf.data file, and perf is not "
          r"installed here: save it to a file and run 'perf script -i "
@@ -499,6 +520,10 @@ def run_perf_data(rn, only):
         ("perf script fails", "file", failing, 2, None,
          r"^kmapstack: %s: 'perf script -i %s' failed \(exit 4\): run "
          r"it to see why$" % (re.escape(dat), re.escape(dat))),
+        ("redirected to '-', perf script fails", "redirect", failing, 2,
+         None,
+         r"^kmapstack: <stdin>: 'perf script -i %s' failed \(exit 4\): "
+         r"run it to see why$" % re.escape(dat)),
         ("on a pipe, perf script fails", "pipe", failing, 2, None,
          r"^kmapstack: <stdin>: 'perf script' failed on it \(exit 4\): "
          r"save it to a file and run 'perf script -i FILE' to see why$"),
