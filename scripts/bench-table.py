@@ -129,10 +129,8 @@ def goals(rows):
                                f'({r:.2f}x) | -', **ratio)
             # 3. a disabled tracepoint: events off vs events compiled out
             # "nothing measurable": at most 2 instructions a pair (in icount
-            # mode; 2 % in wall mode). The fast paths compile to the same
-            # code either way; a pop of a full stack (1 pair in 16 at depth
-            # 16) takes the slow path, where the compiled-in, disabled trace
-            # call costs a few
+            # mode; 2 % in wall mode). The fast paths test the same static
+            # key either way; only the slow paths call the tracepoints
             goal_row(out, rows, keys, 'kmap_stack', 'kmap_stack_notrace',
                            'disabled tracepoints cost nothing measurable', where,
                            lambda d, k, a, b:
