@@ -5,6 +5,9 @@
 # kernel-patch/series (the cover letter is skipped), or on the given files.
 # Prints one result line per patch (and checkpatch's report for the ones
 # that are not clean); fails if any patch has an error, warning or check.
+# Then runs scripts/kernel-doc -Wall on every C file the patches touch,
+# as the pristine tree has it and as the patches leave it: fails if a file
+# has a kernel-doc warning it did not have before.
 # checkpatch.pl is taken from the pristine tree (build/pristine, created
 # if missing), so the result does not depend on the state of build/linux.
 set -euo pipefail
@@ -67,3 +70,40 @@ for f in "${files[@]}"; do
 done
 [ "$bad" = 0 ] || die "$bad of $i patch(es) not checkpatch --strict clean"
 info "all $i patch(es) checkpatch --strict clean"
+
+# kernel-doc: the touched files, before (pristine) and after (the patches
+# applied in order onto copies of them)
+kd=$(mktemp -d)
+trap 'rm -rf "$kd"' EXIT
+mapfile -t touched < <(sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' "${files[@]}" | sort -u)
+for t in "${touched[@]}"; do
+	[ -f "$KMS_PRISTINE/$t" ] || continue
+	mkdir -p "$kd/after/$(dirname "$t")"
+	cp "$KMS_PRISTINE/$t" "$kd/after/$t"
+done
+for f in "${files[@]}"; do
+	git -C "$kd/after" apply --unsafe-paths "$f" 2>"$kd/apply.err" ||
+		die "$(basename "$f") does not apply onto the files before it: $(cat "$kd/apply.err")"
+done
+# kdoc_warnings FILE: kernel-doc -Wall's warnings on FILE, without its name
+kdoc_warnings() {
+	perl "$KMS_PRISTINE/scripts/kernel-doc" -none -Wall "$1" 2>&1 |
+		grep -E 'warning:' | sed 's|^[^:]*:[0-9]*: ||' || true
+}
+kbad=0 kn=0
+for t in "${touched[@]}"; do
+	case "$t" in *.c | *.h) ;; *) continue ;; esac
+	[ -f "$kd/after/$t" ] || continue
+	kn=$((kn + 1))
+	: > "$kd/before.txt"
+	[ ! -f "$KMS_PRISTINE/$t" ] || kdoc_warnings "$KMS_PRISTINE/$t" | sort > "$kd/before.txt"
+	kdoc_warnings "$kd/after/$t" | sort > "$kd/after.txt"
+	new=$(comm -13 "$kd/before.txt" "$kd/after.txt")
+	if [ -n "$new" ]; then
+		kbad=$((kbad + 1))
+		printf 'FAIL   kernel-doc %s\n' "$t"
+		printf '%s\n' "$new" | sed 's/^/       /'
+	fi
+done
+[ "$kbad" = 0 ] || die "kernel-doc: $kbad of $kn file(s) have new warnings"
+info "kernel-doc: no new warning in the $kn C file(s) the patches touch"

@@ -14,7 +14,7 @@ set -euo pipefail
 case "${1:-}" in -h|--help) kms_help; exit 0 ;; esac
 [ $# -le 1 ] || die "usage: $KMS_PROG [DIR]"
 dir=${1:-$KMS_TREE}
-[ -d "$dir/.git" ] || die "$dir is not a git tree (run scripts/kernel-tree.sh first)"
+[ -e "$dir/.git" ] || die "$dir is not a git tree (run scripts/kernel-tree.sh first)"
 git -C "$dir" rev-parse -q --verify 'base^{commit}' >/dev/null || die "$dir has no 'base' tag"
 [ ! -d "$dir/.git/rebase-apply" ] || die "$dir: a git am/rebase is in progress; finish or abort it first"
 git -C "$dir" diff --quiet HEAD -- ||
