@@ -29,7 +29,7 @@ static const char *perf_file(const struct input_src *src,
 		return NULL;
 	if (src->fd != STDIN_FILENO)
 		return info->path;
-	n = readlink("/proc/self/fd/0", buf, len - 1);
+	n = readlink(src->path, buf, len - 1); /* /proc/self/fd/0 */
 	if (n <= 0 || buf[0] != '/')
 		return NULL;
 	buf[n] = '\0';
