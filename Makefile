@@ -1,11 +1,15 @@
-# kmapstack: CONFIG_DEBUG_KMAP_STACK for Linux 6.12 and its tools.
+# kmapstack: CONFIG_DEBUG_KMAP_STACK for mainline Linux (7.3) and the 6.12
+# LTS, and its tools.
 #
 #   make demo      the end-to-end demo: build, boot, report, trace, analyze
 #   make check     every test (installs what it needs; what CI runs)
 #   make check-all make check + check-cross (not in CI)
 #
 # Kernel work (docs/harness.md):
-#   make kernel-tree      build/linux = pristine 6.12 + kernel-patch/series (git am)
+#   Every kernel target takes BASE=7.3 (default) or BASE=6.12:
+#     make kunit-x86_64 BASE=6.12
+#   make kernel-tree      build/linux = pristine 7.3 + kernel-patch/series (git am)
+#                         (BASE=6.12: build/6.12/linux, kernel-patch/6.12/)
 #   make export-patches   build/linux's commits back into kernel-patch/
 #   make kernel ARCH=x86_64|i386|arm64   configure and build build/out-ARCH
 #                         (the test config of ARCH, scripts/lib.sh arch_fragments;
@@ -44,6 +48,12 @@
 SHELL := /bin/bash
 ARCH ?= x86_64
 PREFIX ?= /usr/local
+# BASE=7.3 (default: the mainline series, kernel-patch/) or BASE=6.12 (the
+# LTS backport, kernel-patch/6.12/, built under build/6.12/): every kernel
+# target takes it (scripts/lib.sh)
+ifdef BASE
+export KMAPSTACK_BASE := $(BASE)
+endif
 
 .PHONY: all deps kernel-tree export-patches kernel kernel-x86_64 kernel-i386 \
 	kernel-arm64 kunit-x86_64 kunit-i386 kunit-arm64 checkpatch bisect-build \

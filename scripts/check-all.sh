@@ -14,7 +14,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 . scripts/testlib.sh
-logs=$KMS_BUILD/check
+logs=$KMS_TOP_BUILD/check
 mkdir -p "$logs"
 start=$(date +%s)
 
@@ -64,11 +64,13 @@ crash_wait() {
 }
 # The architectures whose KUnit suite runs in make check (and so whose TAP
 # totals the summary shows), in step order
-kunit_arches=(x86_64 i386 arm64)
+kunit_arches=(x86_64 i386 arm64 x86_64@6.12 i386@6.12)
 # kunit_log ARCH: where run-kunit.sh writes ARCH's console log (its
 # KMAPSTACK_KUNIT_LOGDIR default); the JSON and counts go beside it
+# (ARCH@6.12: the 6.12 backport's, under build/6.12)
 kunit_log() {
 	case "$1" in
+	*@6.12) echo "$KMS_TOP_BUILD/6.12/kunit-${1%@6.12}.log" ;;
 	x86_64|i386|arm64) echo "$KMS_BUILD/kunit-$1.log" ;;
 	*) echo "$KMS_BUILD/cross/kunit-$1.log" ;;
 	esac
@@ -84,10 +86,14 @@ kunit_clean() {
 		rm -f "$klog" "$klog.stdout" "$klog.parse" "${klog%.log}.json" "${klog%.log}.json.counts"
 	done
 }
-# run_kunit ARCH: the step kunit-ARCH, on no file of an earlier run
+# run_kunit ARCH: the step kunit-ARCH, on no file of an earlier run;
+# ARCH@6.12: on the 6.12 backport (make BASE=6.12)
 run_kunit() {
 	kunit_clean "$1"
-	run "kunit-$1" make -s "kunit-$1"
+	case "$1" in
+	*@6.12) run "kunit-${1%@6.12}-6.12" make -s "kunit-${1%@6.12}" BASE=6.12 ;;
+	*) run "kunit-$1" make -s "kunit-$1" ;;
+	esac
 }
 run checkpatch make -s checkpatch
 # the kernel tree follows kernel-patch/ and the tarball (a toy kernel)
@@ -118,6 +124,13 @@ run live make -s check-live
 # arm64 (cross-built, TCG): the KUnit suite and the test module
 run_kunit arm64
 run module-arm64 make -s check-module-arm64
+# The 6.12 LTS backport (kernel-patch/6.12/, built under build/6.12): its
+# checkpatch, the KUnit suite and the test module on x86_64 and i386
+run checkpatch-6.12 make -s checkpatch BASE=6.12
+run_kunit x86_64@6.12
+run module-x86_64-6.12 make -s check-module-x86_64 BASE=6.12
+run_kunit i386@6.12
+run module-i386-6.12 make -s check-module-i386 BASE=6.12
 # The post-mortem test (crash + drgn on a vmcore of the guest): crash is
 # scripts/install-crash.sh's 8.0.6 with tools/crash/patches/ (Debian's 8.0.2
 # overflows a heap buffer on 6.12 dumps and failed at random, see
@@ -135,7 +148,7 @@ fi
 echo
 echo "================ make check summary ================"
 for s in "${steps[@]}"; do
-	printf '%-22s %-7s %4s passed %4s failed %5ss\n' "$s" "${verdict[$s]}" \
+	printf '%-24s %-7s %4s passed %4s failed %5ss\n' "$s" "${verdict[$s]}" \
 		"${passed[$s]}" "${failed[$s]}" "${took[$s]}"
 done
 # KUnit's own TAP totals, from this run's logs (kunit_clean removed the
@@ -143,7 +156,7 @@ done
 # ran, e.g. in the kernel build, leaves none)
 for a in "${kunit_arches[@]}"; do
 	klog=$(kunit_log "$a")
-	if tap=$(tap_totals "$klog"); then echo "KUnit $a TAP Totals: $tap"
+	if tap=$(tap_totals "$klog"); then echo "KUnit ${a/@/ Linux } TAP Totals: $tap"
 	else echo "KUnit $a TAP: no totals (the step failed before KUnit ran; see $logs)"
 	fi
 done

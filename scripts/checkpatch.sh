@@ -38,7 +38,7 @@ exempt() {
 	awk -v RS= -v ORS='\n\n' '
 		/^WARNING:DEPRECATED_API: Deprecated use of .kmap_atomic./ &&
 		/FILE: include\/linux\/highmem-internal\.h:/ &&
-		/\n\+static __always_inline void \*kmap_atomic\(struct page \*page\)$/ { dropped++; next }
+		/\n\+static __always_inline void \*kmap_atomic\((const )?struct page \*page\)$/ { dropped++; next }
 		{ print }
 		END { if (dropped) printf "(%d exempt DEPRECATED_API on the definition of kmap_atomic())\n", dropped }'
 }

@@ -15,7 +15,7 @@ case "$arch" in
 i386|arm64) ;;
 *) die "usage: $KMS_PROG i386|arm64 [DEST]" ;;
 esac
-dest=${2:-$KMS_BUILD/deps/busybox-$arch}
+dest=${2:-$KMS_TOP_BUILD/deps/busybox-$arch}
 [ -x "$dest" ] && { info "$dest already there"; exit 0; }
 command -v apt-get >/dev/null || die "apt-get not found: provide a static $arch busybox via KMAPSTACK_BUSYBOX_$arch"
 [ "$(id -u)" = 0 ] || die "run as root (dpkg --add-architecture, apt-get), or set KMAPSTACK_BUSYBOX_$arch"

@@ -93,7 +93,7 @@ installed() {	# crash is in $prefix, built from these sources
 	[ -x "$prefix/bin/crash" ] && [ -f "$prefix/include/crash/defs.h" ] &&
 		[ "$(cat "$prefix/kmapstack-build" 2>/dev/null)" = "$stamp_want" ]
 }
-work=$KMS_BUILD/crash-$ver
+work=$KMS_TOP_BUILD/crash-$ver
 if [ "$target" = X86_64 ]; then
 	prefix_env=${KMAPSTACK_CRASH_PREFIX:-} sub=$work
 	prefix=${prefix_env:-/opt/kmapstack/crash-$ver}

@@ -2,9 +2,9 @@
 # kernel-tree.sh [--fresh] [--base-only] [DIR]
 #
 # (Re)create the kmapstack kernel tree in DIR (default: build/linux):
-# the pristine linux-source-6.12 tree committed as tag 'base', then every
+# the pristine linux-source-BASE tree (7.3, or 6.12 with BASE=6.12) committed as tag 'base', then every
 # patch of kernel-patch/series applied with 'git am', in order.  Prints the
-# base's version: any 6.12.y is accepted; on one other than the tested
+# base's version: any BASE.y is accepted; on one other than the tested
 # version (scripts/lib.sh KMS_BASE_TESTED) a patch whose context moved is
 # retried with one line of context, with a warning (docs/harness.md).
 # Records a hash of kernel-patch/ in DIR/.git/kmapstack-series: when

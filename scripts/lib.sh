@@ -3,34 +3,50 @@
 # scripts in this directory; not meant to be run directly.
 #
 # Environment (all optional):
-#   KMAPSTACK_BUILD    build/cache directory        (default: <repo>/build)
-#   KMAPSTACK_TARBALL  kernel source tarball        (default: /usr/src/linux-source-6.12.tar.xz)
+#   KMAPSTACK_BASE     the base kernel: 7.3 (the mainline series,
+#                      kernel-patch/) or 6.12 (the LTS backport,
+#                      kernel-patch/6.12/); make's BASE=  (default: 7.3)
+#   KMAPSTACK_BUILD    build/cache directory        (default: <repo>/build;
+#                      BASE=6.12 works in its 6.12/ subdirectory)
+#   KMAPSTACK_TARBALL  kernel source tarball        (default: /usr/src/linux-source-BASE.tar.xz)
 #   KMAPSTACK_TREE     kernel tree to build/boot    (default: $KMAPSTACK_BUILD/linux)
-#   KMAPSTACK_PATCHDIR the series                   (default: <repo>/kernel-patch)
+#   KMAPSTACK_PATCHDIR the series                   (default: <repo>/kernel-patch, or its 6.12/)
 
 KMS_PROG=$(basename "$0")
 KMS_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 KMS_REPO=$(cd "$KMS_SCRIPTS/.." && pwd)
-KMS_BUILD=${KMAPSTACK_BUILD:-$KMS_REPO/build}
-KMS_TARBALL=${KMAPSTACK_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-KMS_PRISTINE=$KMS_BUILD/pristine
-KMS_PATCHDIR=${KMAPSTACK_PATCHDIR:-$KMS_REPO/kernel-patch}
-KMS_SERIES=$KMS_PATCHDIR/series
-KMS_COVER=0000-cover-letter.patch
-KMS_TREE=${KMAPSTACK_TREE:-$KMS_BUILD/linux}
-# Fixed identity and dates so the base commit id is the same on every machine.
-KMS_GIT_ID=(-c user.name="kmapstack harness" -c user.email="kmapstack@invalid")
 
 die()  { printf '%s: error: %s\n' "$KMS_PROG" "$*" >&2; exit 1; }
 warn() { printf '%s: warning: %s\n' "$KMS_PROG" "$*" >&2; }
 info() { printf '%s: %s\n' "$KMS_PROG" "$*" >&2; }
 
-# The base kernel: Debian's linux-source-6.12 package.  Policy
-# (docs/harness.md): any 6.12.y Debian ships is accepted; the series was made
-# and last tested on KMS_BASE_TESTED.  kernel-tree.sh prints the version it
-# uses and warns when it differs; the KUnit and module results are the judge.
-KMS_BASE_SERIES=6.12
-KMS_BASE_TESTED=6.12.118
+# The base kernel: Debian's linux-source-7.3 package (trixie-backports) for
+# the mainline series, linux-source-6.12 for the backport.  Policy
+# (docs/harness.md): any X.Y.z of the base's X.Y Debian ships is accepted;
+# the series was made and last tested on KMS_BASE_TESTED.  kernel-tree.sh
+# prints the version it uses and warns when it differs; the KUnit and module
+# results are the judge.  Each base has its own build directory, so the two
+# are built and tested side by side.
+KMS_BASE_SERIES=${KMAPSTACK_BASE:-7.3}
+KMS_TOP_BUILD=${KMAPSTACK_BUILD:-$KMS_REPO/build}
+case "$KMS_BASE_SERIES" in
+7.3)	KMS_BASE_TESTED=7.3.4
+	KMS_BUILD=$KMS_TOP_BUILD
+	KMS_PATCHDIR=${KMAPSTACK_PATCHDIR:-$KMS_REPO/kernel-patch} ;;
+6.12)	KMS_BASE_TESTED=6.12.118
+	KMS_BUILD=$KMS_TOP_BUILD/6.12
+	KMS_PATCHDIR=${KMAPSTACK_PATCHDIR:-$KMS_REPO/kernel-patch/6.12} ;;
+*)	die "unknown base '$KMS_BASE_SERIES' (BASE=7.3, the mainline series, or BASE=6.12, the backport)" ;;
+esac
+# Every base, newest first
+KMS_BASES="7.3 6.12"
+KMS_TARBALL=${KMAPSTACK_TARBALL:-/usr/src/linux-source-$KMS_BASE_SERIES.tar.xz}
+KMS_PRISTINE=$KMS_BUILD/pristine
+KMS_SERIES=$KMS_PATCHDIR/series
+KMS_COVER=0000-cover-letter.patch
+KMS_TREE=${KMAPSTACK_TREE:-$KMS_BUILD/linux}
+# Fixed identity and dates so the base commit id is the same on every machine.
+KMS_GIT_ID=(-c user.name="kmapstack harness" -c user.email="kmapstack@invalid")
 
 # The architectures of the test kernels (built and booted with the test
 # initramfs, modules, tracing; 'make check'), and the 32-bit HIGHMEM
@@ -76,9 +92,11 @@ check_arch() {
 # tests need: smp.config (x86: ACPI for 2 CPUs), modules.config (the test
 # module), traces.config (stack traces in reports), guest.config (x86_64:
 # the guest-tools kernel: 9p root, bpftrace, debug info for crash/drgn),
-# suites.config (x86 kernels: the kernel's own suites, all modules, for
-# scripts/test-suites.sh).
-# KMAPSTACK_LEAN=1 (scripts/bisect-build.sh): common + ARCH only.
+# suites.config and suites-BASE.config (x86 kernels: the kernel's own
+# suites, all modules, for scripts/test-suites.sh).
+# KMAPSTACK_LEAN=1 (scripts/bisect-build.sh): common + ARCH only.  The
+# 6.12 backport's kernels (BASE=6.12) are the KUnit and module-test ones:
+# smp, modules and traces.
 # build-kernel.sh adds the tree's KUnit config (mm/kmap_stack/.kunitconfig)
 # after common.config when the series has one.
 arch_fragments() {
@@ -89,9 +107,17 @@ arch_fragments() {
 	fi
 	KMS_FRAGS=("$c/common.config" "$c/$KMS_ARCH.config")
 	[ "${KMAPSTACK_LEAN:-0}" = 0 ] || return 0
+	# The backport's test kernels: the KUnit suite and the test module
+	if [ "$KMS_BASE_SERIES" != 7.3 ]; then
+		case "$KMS_ARCH" in
+		x86_64|i386) KMS_FRAGS+=("$c/smp.config" "$c/modules.config" "$c/traces.config") ;;
+		arm64) KMS_FRAGS+=("$c/modules.config" "$c/traces.config") ;;
+		esac
+		return 0
+	fi
 	case "$KMS_ARCH" in
-	x86_64) KMS_FRAGS+=("$c/smp.config" "$c/modules.config" "$c/traces.config" "$c/guest.config" "$c/suites.config") ;;
-	i386)   KMS_FRAGS+=("$c/smp.config" "$c/modules.config" "$c/traces.config" "$c/suites.config") ;;
+	x86_64) KMS_FRAGS+=("$c/smp.config" "$c/modules.config" "$c/traces.config" "$c/guest.config" "$c/suites.config" "$c/suites-$KMS_BASE_SERIES.config") ;;
+	i386)   KMS_FRAGS+=("$c/smp.config" "$c/modules.config" "$c/traces.config" "$c/suites.config" "$c/suites-$KMS_BASE_SERIES.config") ;;
 	arm64)  KMS_FRAGS+=("$c/modules.config" "$c/traces.config") ;;
 	esac
 }
@@ -221,7 +247,7 @@ load_series() {
 
 # tarball_stamp: identifies the tarball the pristine repo was made from.
 tarball_stamp() {
-	[ -f "$KMS_TARBALL" ] || die "kernel tarball $KMS_TARBALL not found (apt-get install linux-source-6.12, or set KMAPSTACK_TARBALL)"
+	[ -f "$KMS_TARBALL" ] || die "kernel tarball $KMS_TARBALL not found (make deps installs linux-source-$KMS_BASE_SERIES; or set KMAPSTACK_TARBALL)"
 	stat -L -c '%n %s %Y' "$KMS_TARBALL"
 }
 
@@ -280,7 +306,7 @@ git_in_tree() {
 	fi
 }
 
-# kernel_version DIR: the kernel version of the source tree DIR (6.12.118)
+# kernel_version DIR: the kernel version of the source tree DIR (7.3.4)
 kernel_version() {
 	awk -F' *= *' '$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
 		$1 == "SUBLEVEL" { s = $2 } END { if (v != "") print v "." p "." s }' "$1/Makefile"

@@ -25,9 +25,9 @@ outfile=$1; check_arch "$2"; shift 2
 case "$KMS_ARCH" in
 x86_64) bb=${KMAPSTACK_BUSYBOX_x86_64:-/bin/busybox}
 	[ -f "$bb" ] || die "$bb not found (apt-get install busybox-static)" ;;
-i386)	bb=${KMAPSTACK_BUSYBOX_i386:-$KMS_BUILD/deps/busybox-i386}
+i386)	bb=${KMAPSTACK_BUSYBOX_i386:-$KMS_TOP_BUILD/deps/busybox-i386}
 	[ -f "$bb" ] || "$KMS_SCRIPTS/fetch-busybox.sh" i386 "$bb" ;;
-arm64)	bb=${KMAPSTACK_BUSYBOX_arm64:-$KMS_BUILD/deps/busybox-arm64}
+arm64)	bb=${KMAPSTACK_BUSYBOX_arm64:-$KMS_TOP_BUILD/deps/busybox-arm64}
 	[ -f "$bb" ] || "$KMS_SCRIPTS/fetch-busybox.sh" arm64 "$bb" ;;
 esac
 if readelf -l "$bb" 2>/dev/null | grep -q 'Requesting program interpreter'; then

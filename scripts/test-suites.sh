@@ -51,7 +51,7 @@ arch=$KMS_ARCH
 out=${KMAPSTACK_OUT:-$KMS_OUT}
 dir=${KMAPSTACK_SUITES_DIR:-$KMS_BUILD/suites-$arch}
 cmdline=${KMAPSTACK_SUITES_CMDLINE-init_on_alloc=1}
-frag=$KMS_SCRIPTS/configs/suites.config
+frags=("$KMS_SCRIPTS/configs/suites.config" "$KMS_SCRIPTS/configs/suites-$KMS_BASE_SERIES.config")
 # KUnit test modules and their suites; the last two only where built
 # (the check-world kernels)
 kunit_mods="kunit_iov_iter memcpy_kunit usercopy_kunit"
@@ -68,13 +68,13 @@ while IFS= read -r line; do
 	CONFIG_*=m) grep -qxE -- "${line%=m}=[ym]" "$out/.config" || missing="$missing ${line%%=*}" ;;
 	CONFIG_*=*) grep -qxF -- "$line" "$out/.config" || missing="$missing ${line%%=*}" ;;
 	esac
-done < "$frag"
+done < <(cat "${frags[@]}")
 kunit_in_log=0	# the built-in kmap_stack suite warns on purpose at boot
 grep -qx 'CONFIG_KMAP_STACK_KUNIT_TEST=y' "$out/.config" && kunit_in_log=1
 # a kernel without the option (check-world's reference): the suites only
 kms=1
 grep -qx 'CONFIG_DEBUG_KMAP_STACK=y' "$out/.config" || kms=0
-[ -z "$missing" ] || die "$out/.config lacks$missing: not built with scripts/configs/suites.config (make kernel ARCH=$arch)"
+[ -z "$missing" ] || die "$out/.config lacks$missing: not built with scripts/configs/suites.config and suites-$KMS_BASE_SERIES.config (make kernel ARCH=$arch)"
 kver=$(cat "$out/include/config/kernel.release")
 
 t0=$(now)

@@ -17,9 +17,9 @@
 #     version (lib.sh KMS_BASE_TESTED);
 #   - a patch that stops applying half-way: the build fails, and once the
 #     patch is fixed the tree is re-made (not built half-applied);
-#   - context moved on another 6.12.y: applied with one line of context,
+#   - context moved on another X.Y.z of the base (7.3, or 6.12 with BASE=6.12): applied with one line of context,
 #     with a warning; a removed line that changed: refused;
-#   - a tarball that is not 6.12.y: refused;
+#   - a tarball that is not the base's X.Y: refused;
 #   - on the tested base, a patch that does not apply: refused at once.
 # Ends with "N passed, N failed".
 set -euo pipefail
@@ -29,24 +29,26 @@ case "${1:-}" in -h|--help) kms_help; exit 0 ;; esac
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/kmapstack-tree.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
-toy=$scratch/src/linux-source-6.12
+# The toy kernel has the version of the base in use (BASE=7.3 or 6.12)
+maj=${KMS_BASE_SERIES%%.*} min=${KMS_BASE_SERIES#*.}
+toy=$scratch/src/linux-source-$KMS_BASE_SERIES
 patches=$scratch/patches
 export KMAPSTACK_BUILD=$scratch/build KMAPSTACK_PATCHDIR=$patches
-export KMAPSTACK_TARBALL=$scratch/linux-source-6.12.tar.xz
+export KMAPSTACK_TARBALL=$scratch/linux-source-$KMS_BASE_SERIES.tar.xz
 unset KMAPSTACK_TREE
-tree=$KMAPSTACK_BUILD/linux
+tree=$(KMAPSTACK_BUILD=$scratch/build bash -c '. "$1/lib.sh"; echo "$KMS_TREE"' _ "$KMS_SCRIPTS")
 gitid=(-c user.name=toy -c user.email=toy@invalid)
 
 # tarball SUBLEVEL [FIRST-LINE [RETURN [PATCHLEVEL]]]: the toy kernel
-# 6.PATCHLEVEL.SUBLEVEL (default 6.12) as the base tarball; mm/toy.c is
+# MAJOR.PATCHLEVEL.SUBLEVEL (default: the base's) as the base tarball; mm/toy.c is
 # 'int toy(void)' returning 0 unless FIRST-LINE or RETURN say otherwise
 tarball() {
 	rm -rf "$scratch/src" && mkdir -p "$toy/mm"
-	printf 'VERSION = 6\nPATCHLEVEL = %s\nSUBLEVEL = %s\n' "${4:-12}" "$1" > "$toy/Makefile"
+	printf 'VERSION = %s\nPATCHLEVEL = %s\nSUBLEVEL = %s\n' "$maj" "${4:-$min}" "$1" > "$toy/Makefile"
 	printf '%s\n{\n\treturn %s;\n}\n' "${2:-int toy(void)}" "${3:-0}" > "$toy/mm/toy.c"
-	tar -cJf "$KMAPSTACK_TARBALL" -C "$scratch/src" linux-source-6.12
+	tar -cJf "$KMAPSTACK_TARBALL" -C "$scratch/src" "linux-source-$KMS_BASE_SERIES"
 	# its own time: the tree stamp knows a tarball by name, size and time
-	touch -d "@$((1700000000 + $1 + 1000 * ${4:-12}))" "$KMAPSTACK_TARBALL"
+	touch -d "@$((1700000000 + $1 + 1000 * ${4:-$min}))" "$KMAPSTACK_TARBALL"
 }
 
 # The series: two patches of mm/toy.c, made in a scratch repository, on
@@ -108,7 +110,7 @@ check "export-patches.sh: the patches have the developer's commit" \
 check "after export: ensure_tree succeeds" ensure
 check "after export: the tree keeps its commit" grep -q 'return 11;' "$tree/mm/toy.c"
 
-new=6.12.$((sub + 1))
+new=$KMS_BASE_SERIES.$((sub + 1))
 tarball $((sub + 1))
 check "new tarball: ensure_tree succeeds" ensure
 check "new tarball: the tree is re-made" said "re-applying the series"
@@ -131,11 +133,11 @@ check "the patch as before: ensure_tree succeeds" ensure
 check "the patch as before: the half-applied tree is re-made" said "re-applying the series"
 check "the patch as before: the whole series is applied" grep -q 'return 11;' "$tree/mm/toy.c"
 
-# Another 6.12.y whose context moved: one line of context, a warning
+# Another X.Y.z of the base whose context moved: one line of context, a warning
 tarball $((sub + 2)) 'int toy(void) /* moved */'
 check "context moved: ensure_tree succeeds" ensure
 check "context moved: applied with one line of context, with a warning" \
-	said "applies to Linux 6.12.$((sub + 2)) only with one line of context"
+	said "applies to Linux $KMS_BASE_SERIES.$((sub + 2)) only with one line of context"
 check "context moved: the series is applied" \
 	bash -c 'grep -q "return 11;" "$1" && grep -q "return 22;" "$1" && grep -q moved "$1"' _ "$tree/mm/toy.c"
 
@@ -143,12 +145,13 @@ check "context moved: the series is applied" \
 tarball $((sub + 3)) 'int toy(void)' 5
 refused "a removed line changed: refused"
 check "a removed line changed: says so" said "not even with one line of context"
-check "a removed line changed: names rebasing the series" said "rebase it on 6.12.$((sub + 3))"
+check "a removed line changed: names rebasing the series" said "rebase it on $KMS_BASE_SERIES.$((sub + 3))"
 
-# Not 6.12.y: refused
-tarball "$sub" 'int toy(void)' 0 13
-refused "Linux 6.13: refused"
-check "Linux 6.13: says the series is for 6.12" said "not 6.12.y"
+# Not the base's X.Y: refused
+other=$maj.$((min + 1))
+tarball "$sub" 'int toy(void)' 0 $((min + 1))
+refused "Linux $other: refused"
+check "Linux $other: says the series is for $KMS_BASE_SERIES" said "not $KMS_BASE_SERIES.y"
 
 # On the tested base a patch that does not apply is refused at once (no
 # retry with less context: the series is made on it)
