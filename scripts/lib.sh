@@ -106,6 +106,9 @@ arch_fragments() {
 		return
 	fi
 	KMS_FRAGS=("$c/common.config" "$c/$KMS_ARCH.config")
+	# what ARCH.config has only on one base (i386-6.12.config: HIGHPTE)
+	[ ! -f "$c/$KMS_ARCH-$KMS_BASE_SERIES.config" ] ||
+		KMS_FRAGS+=("$c/$KMS_ARCH-$KMS_BASE_SERIES.config")
 	[ "${KMAPSTACK_LEAN:-0}" = 0 ] || return 0
 	# The backport's test kernels: the KUnit suite and the test module
 	if [ "$KMS_BASE_SERIES" != 7.3 ]; then

@@ -13,7 +13,9 @@ cat /tmp/f /tmp/f > /dev/null
 sort /proc/kallsyms > /tmp/s 2>/dev/null
 insmod /lib/kmapbug.ko bug=wrong_order
 echo 0 > $T/tracing_on
-dmesg | sed -n '/cut here/,/end trace/p' | sed 's/^/demo-report| /'
+# the report: from its first rule line to its last
+dmesg | awk '/=====/ { n++; if (n % 2 == 1) { on = 1 } else { print; on = 0; next } } on' |
+	sed 's/^/demo-report| /'
 # read the trace while the module is loaded, so its call sites resolve
 sed 's/^/demo-trace| /' $T/trace
 rmmod kmapbug
