@@ -172,6 +172,37 @@ def run_record(rn, only):
         errors.append("no k.dat.kallsyms")
     expect(name, code, 1, out, err, errors)
 
+    # a --kallsyms of the user's before record replaces the saved file
+    nomod = os.path.join(d, "kallsyms-without-modules.txt")
+    with open(nomod, "w") as f:
+        f.write("ffffffff81000000 T _stext\nffffffff81000400 T outer_map\n")
+    name = "--kallsyms=FILE before record replaces the saved kallsyms"
+    code, out, err, tc, cwd = run(
+        name, ["--kallsyms=" + os.path.join(HERE, "data",
+                                            "kallsyms-kmapbug.txt"),
+               "record", "--", "true"], "kallsyms",
+        {"KMAPSTACK_KALLSYMS": nomod})
+    expect(name, code, 1, out, err,
+           [] if "kmapbug_unmap_first+0xf [kmapbug]" in out
+           else ["the user's kallsyms not used: %r" % out[:500]])
+
+    # kallsyms with its addresses hidden (not root): a warning, no --kallsyms
+    hidden = os.path.join(d, "kallsyms-hidden.txt")
+    with open(hidden, "w") as f:
+        f.write("0000000000000000 T _stext\n0000000000000000 t "
+                "kmapbug_map_first\t[kmapbug]\n")
+    name = "kallsyms with hidden addresses: a warning, the trace checked"
+    code, out, err, tc, cwd = run(name, ["record", "--", "true"],
+                                  env={"KMAPSTACK_KALLSYMS": hidden})
+    errors = []
+    if not re.search(r"^kmapstack: record: warning: .*the functions of "
+                     r"modules loaded during the recording stay addresses$",
+                     err, re.M):
+        errors.append("no warning: %r" % err[:300])
+    if os.path.exists(os.path.join(cwd, "trace.dat.kallsyms")):
+        errors.append("the useless trace.dat.kallsyms left")
+    expect(name, code, 0, out, err, errors)
+
     # the user's -b, -o and -e
     name = "the user's -b, -o and -e go to trace-cmd, no -b of its own"
     code, out, err, tc, cwd = run(name, [
