@@ -27,7 +27,7 @@
 #   check-analyzer-ARCH, check-guest, check-erofs (in check-guest: kmap_stack
 #   finds 6.12's out-of-order kunmap_local() in erofs lookups, kernel-fixes/),
 #   check-live, check-postmortem, check-drgn (the drgn script without a
-#   vmcore), check-tools,
+#   vmcore), check-tools, check-package (make install, the Debian package),
 #   check-suites (the kernel's own KUnit suites and crypto self-tests),
 #   check-tree (the kernel tree follows kernel-patch/ and the tarball),
 #   check-deps (the set-up goes on past a failed apt-get update),
@@ -42,12 +42,23 @@
 #   make tools            tools/kmapstack (the trace analyzer)
 #   make crash            crash 8.0.6 for tools/crash (scripts/install-crash.sh;
 #                         make check-postmortem builds it if missing)
-#   make install PREFIX=/usr/local
+#   make install          the analyzer, its man page and bash completion, the
+#                         JSON schema doc; under share/kmapstack/ the bpftrace
+#                         scripts, the drgn script and the crash extension's
+#                         source.  prefix= (or PREFIX=; /usr/local), DESTDIR=,
+#                         CPPFLAGS, CFLAGS, LDFLAGS; WERROR=0 builds without
+#                         -Werror.  make uninstall removes them.
+#   make check-package    the Debian package (debian/): built with
+#                         dpkg-buildpackage, lintian, installed and run
 #   make bench            benchmarks (figures in docs/)
 
 SHELL := /bin/bash
 ARCH ?= x86_64
 PREFIX ?= /usr/local
+prefix ?= $(PREFIX)
+datadir ?= $(prefix)/share
+pkgdatadir ?= $(datadir)/kmapstack
+INSTALL ?= install
 # BASE=7.3 (default: the mainline series, kernel-patch/) or BASE=6.12 (the
 # LTS backport, kernel-patch/6.12/, built under build/6.12/): every kernel
 # target takes it (scripts/lib.sh)
@@ -57,7 +68,7 @@ endif
 
 .PHONY: all deps kernel-tree export-patches kernel kernel-x86_64 kernel-i386 \
 	kernel-arm64 kunit-x86_64 kunit-i386 kunit-arm64 checkpatch bisect-build \
-	tools install check check-tools check-event-formats-x86_64 \
+	tools install uninstall check check-tools check-package check-event-formats-x86_64 \
 	check-event-formats-i386 update-event-formats check-module-x86_64 \
 	check-module-i386 check-module-arm64 check-guest check-erofs check-live \
 	check-analyzer-x86_64 check-analyzer-i386 \
@@ -176,8 +187,30 @@ check-mutants:
 check-tools:
 	$(MAKE) -C tools/kmapstack check
 
-install:
-	$(MAKE) -C tools/kmapstack install PREFIX=$(PREFIX)
+install: tools
+	$(MAKE) -C tools/kmapstack install prefix=$(prefix)
+	$(INSTALL) -d $(DESTDIR)$(pkgdatadir)/bpftrace \
+		$(DESTDIR)$(pkgdatadir)/drgn $(DESTDIR)$(pkgdatadir)/crash
+	$(INSTALL) -m 0755 scripts/bpftrace/*.bt $(DESTDIR)$(pkgdatadir)/bpftrace/
+	$(INSTALL) -m 0644 tools/drgn/kmapstack.py $(DESTDIR)$(pkgdatadir)/drgn/
+	$(INSTALL) -m 0644 tools/crash/kmapstack.c tools/crash/Makefile \
+		$(DESTDIR)$(pkgdatadir)/crash/
+
+uninstall:
+	$(MAKE) -C tools/kmapstack uninstall prefix=$(prefix)
+	rm -f $(DESTDIR)$(pkgdatadir)/bpftrace/*.bt \
+		$(DESTDIR)$(pkgdatadir)/drgn/kmapstack.py \
+		$(DESTDIR)$(pkgdatadir)/crash/kmapstack.c \
+		$(DESTDIR)$(pkgdatadir)/crash/Makefile
+	for d in bpftrace/ drgn/ crash/ ''; do \
+		[ ! -d $(DESTDIR)$(pkgdatadir)/$$d ] || \
+			rmdir --ignore-fail-on-non-empty $(DESTDIR)$(pkgdatadir)/$$d; \
+	done
+
+# make install and uninstall, the Debian package built, lintian-clean,
+# installed and run (scripts/test-package.sh)
+check-package:
+	bash scripts/test-package.sh
 
 # The whole suite, each step logged to build/check/STEP.log; a summary and
 # "N passed, N failed".

@@ -110,6 +110,9 @@ run tools-clang-format make -s -C tools/kmapstack format-check
 run tools-fuzz make -s -C tools/kmapstack fuzz
 # the drgn script's -p/-c arguments and errors (the listing: postmortem)
 run drgn make -s check-drgn
+# the tools installed as a user or Debian installs them: make install and
+# uninstall, the Debian package built, lintian-clean, installed and run
+run package make -s check-package
 run_kunit x86_64
 run_kunit i386
 run event-formats-x86_64 make -s check-event-formats-x86_64

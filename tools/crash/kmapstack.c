@@ -13,14 +13,14 @@
  *   crash> kmapstack -c LIST    these CPUs' softirq/hardirq/NMI stacks
  *                               (0,2-3; a or all: every CPU)
  *
- * Data (include/linux/kmap_stack_types.h, mm/kmap_stack.c): task context
+ * Data (include/linux/kmap_stack_types.h, mm/kmap_stack/core.c): task context
  * mappings are on task_struct::kmap_stack, interrupt context ones on the
  * static per-CPU array kmap_stack_irq[3] (softirq, hardirq, NMI).  Entries
  * [0, depth) are valid, outermost first.  Every layout detail is read from
  * the vmlinux debug info, so the optional kmap_stack_entry::stack (with
  * CONFIG_DEBUG_KMAP_STACK_TRACES) is handled when present.  An entry's
  * addr is page-aligned with KMAP_STACK_F_ATOMIC (0x1) in its low bits and
- * its context is the stack it is on; the first series' entries, with ctx
+ * its context is the stack it is on; entries of an older layout, with ctx
  * and flags members, and its kmap_stack::forced, are read too.
  *
  * Builds for x86_64 (TARGET_ARCH_DEF=-DX86_64) and i386 (-DX86 -m32: make
@@ -120,7 +120,7 @@ static void ks_init_layout(void)
 	ks.e_pfn = member("kmap_stack_entry", "pfn", true);
 	ks.e_ts = member("kmap_stack_entry", "ts", true);
 	ks.e_stack = member("kmap_stack_entry", "stack", false);
-	/* the first series' entries only */
+	/* an older layout's entries only */
 	ks.e_ctx = member("kmap_stack_entry", "ctx", false);
 	ks.e_flags = member("kmap_stack_entry", "flags", false);
 

@@ -4,7 +4,7 @@
 
 Lists the kmap_local/kmap_atomic mappings every context holds, outermost
 first: each CPU's softirq, hardirq and NMI stacks (the static per-CPU array
-kmap_stack_irq[3] in mm/kmap_stack.c), then every task whose
+kmap_stack_irq[3] in mm/kmap_stack/core.c), then every task whose
 task_struct::kmap_stack is not empty, with the symbolized call sites.
 
 Usage (drgn 0.0.22 is in /usr/bin/python3's path, not every python3's):
@@ -22,9 +22,10 @@ stack depot handle with its frames, innermost first (lib/stackdepot.c's
 pools, walked here: drgn 0.0.22 has no stackdepot helper), as the crash
 extension's -s does.
 
-The layout is the second series' (an entry's addr is page-aligned with
-KMAP_STACK_F_ATOMIC in its low bits; its context is the stack it is on); the
-first series' entries, with ctx and flags members, are read too.
+The layout is include/linux/kmap_stack_types.h's (an entry's addr is
+page-aligned with KMAP_STACK_F_ATOMIC in its low bits; its context is the
+stack it is on); entries of an older layout, with ctx and flags members,
+are read too.
 
 The vmcore must carry vmcoreinfo: QEMU '-device vmcoreinfo', the guest's
 CONFIG_FW_CFG_SYSFS, and 'dump-guest-memory -p'.  Module symbols (e.g.
@@ -184,7 +185,7 @@ def _header(ks, depth):
     if int(ks.overflow):
         s += f" overflow {int(ks.overflow)}"
     try:
-        if int(ks.forced):  # the first series only
+        if int(ks.forced):  # the older layout only
             s += " forced"
     except AttributeError:
         pass
@@ -344,7 +345,13 @@ def kmapstack(prog, pid=None, cpu=None, all_tasks=False, task=None, stacks=False
 
 
 def main(prog, argv):
-    ap = argparse.ArgumentParser(prog="kmapstack.py", description=__doc__.splitlines()[0])
+    """The script's command line; prog None: not run by drgn (the options
+    and --help still work, anything else raises KmapStackError)."""
+    ap = argparse.ArgumentParser(
+        prog="kmapstack.py", description=__doc__.splitlines()[0],
+        epilog="Run it with drgn: drgn -q -c vmcore -s vmlinux "
+               "kmapstack.py [options], or drgn -q kmapstack.py on the "
+               "running kernel.")
     ap.add_argument("-a", "--all", action="store_true", help="also the tasks that hold no mapping")
     ap.add_argument("-s", "--stacks", action="store_true",
                     help="each entry's stack trace (its stack depot handle's frames)")
@@ -353,13 +360,19 @@ def main(prog, argv):
     g.add_argument("-c", "--cpu", metavar="CPUS", help="only these CPUs' interrupt stacks: 0,2-3 or all")
     args = ap.parse_args(argv)
     pid, task = parse_task(args.pid) if args.pid is not None else (None, None)
+    if prog is None:
+        raise KmapStackError("kmapstack: no kernel to read: run this script "
+                             "with drgn (drgn -q -c vmcore -s vmlinux "
+                             "kmapstack.py, or drgn -q kmapstack.py on the "
+                             "running kernel)")
     kmapstack(prog, pid=pid, task=task, cpu=args.cpu, all_tasks=args.all, stacks=args.stacks)
 
 
-# drgn runs a script with sys.argv[0] its path; exec() in a session does not
+# drgn runs a script with sys.argv[0] its path and its Program as the global
+# prog; exec() in a session does not; python3 alone has no prog
 if __name__ == "__main__" and sys.argv and sys.argv[0].endswith("kmapstack.py"):
     try:
-        main(prog, sys.argv[1:])  # noqa: F821 (drgn's global)
+        main(globals().get("prog"), sys.argv[1:])
     except KmapStackError as e:
         # run as a script: one line and exit 2; in a session the exception
         # reaches the caller instead

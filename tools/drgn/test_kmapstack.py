@@ -16,6 +16,7 @@ N failed"; exits 1 on any failure.
 """
 import importlib.util
 import os
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -39,8 +40,37 @@ def raises_error(ks, fn):
     return False
 
 
-def cases(ks, drgn):
+def run_script(path, *args):
+    """python3 SCRIPT ARGS, as a user without drgn's wrapper would run it:
+    (exit status, stdout, stderr)"""
+    r = subprocess.run([sys.executable, path] + list(args),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=60)
+    return r.returncode, r.stdout.decode(), r.stderr.decode()
+
+
+def help_ok(path):
+    code, out, err = run_script(path, "--help")
+    return code == 0 and out.startswith("usage: kmapstack.py ") and \
+        "-p PID|TASK" in out and "drgn" in out and not err
+
+
+def no_drgn_ok(path):
+    code, out, err = run_script(path, "-p", "1")
+    lines = err.splitlines()
+    return code == 2 and not out and len(lines) == 1 and \
+        lines[0].startswith("kmapstack: ") and "with drgn" in lines[0]
+
+
+def cases(ks, drgn, path):
     prog = drgn.Program()
+    yield "python3 kmapstack.py --help: the usage, exit 0", \
+        lambda: help_ok(path)
+    yield "python3 kmapstack.py -p 1: one line, run it with drgn, exit 2", \
+        lambda: no_drgn_ok(path)
+    yield "python3 kmapstack.py -p zz: the bad -p said, exit 2", \
+        lambda: run_script(path, "-p", "zz")[0] == 2 and \
+        "Traceback" not in run_script(path, "-p", "zz")[2]
     task = 0xffff888004a1c100
     yield "-c 0,2-3 of 4 CPUs", lambda: ks.parse_cpus("0,2-3", 4) == [0, 2, 3]
     yield "-c 1-1,0", lambda: ks.parse_cpus("1-1,0", 2) == [0, 1]
@@ -76,9 +106,10 @@ def main(argv):
         print("test_kmapstack: no drgn module (python3-drgn, run with "
               "/usr/bin/python3)")
         return 1
-    ks = load(argv[1] if len(argv) > 1 else os.path.join(HERE, "kmapstack.py"))
+    path = argv[1] if len(argv) > 1 else os.path.join(HERE, "kmapstack.py")
+    ks = load(path)
     passed = failed = 0
-    for name, check in cases(ks, drgn):
+    for name, check in cases(ks, drgn, path):
         try:
             ok = check()
         except BaseException as e:  # noqa: BLE001 (reported as a failure)

@@ -4,6 +4,7 @@
  *
  *   kmapstack report|check|stats [options] FILE...
  *   kmapstack live [--duration S] [options]
+ *   kmapstack record [trace-cmd record options] -- CMD (record.c)
  *
  * Exit status: 0 clean, 1 violations found, 2 usage or input error.
  */
@@ -20,6 +21,7 @@
 #include "ksyms.h"
 #include "input.h"
 #include "options.h"
+#include "record.h"
 #include "replay.h"
 #include "report.h"
 #include "stats.h"
@@ -32,6 +34,8 @@ static const char usage_text[] =
 	"       kmapstack check  [options] FILE...  quiet unless violations\n"
 	"       kmapstack stats  [options] FILE...  statistics\n"
 	"       kmapstack live   [options]          trace this machine, report at the end\n"
+	"       kmapstack record [trace-cmd record options] -- CMD\n"
+	"                                           record CMD's events, then check\n"
 	"Options go before or after the command.\n"
 	"\n"
 	"FILE is a trace.dat (trace-cmd record -e kmap_stack), a perf.data (perf\n"
@@ -316,6 +320,10 @@ static int parse_args(int argc, char **argv, struct cmd *cmd)
 		cmd->mode = MODE_STATS;
 	else if (!strcmp(sub, "live"))
 		cmd->mode = MODE_REPORT, cmd->live = 1;
+	else if (!strcmp(sub, "record"))
+		return usage_error("the options before 'record' are one word "
+				   "each (--kallsyms=FILE)",
+				   NULL);
 	else
 		return usage_error("unknown command", sub);
 	if (cmd->json && cmd->folded)
@@ -458,6 +466,9 @@ int main(int argc, char **argv)
 	char err[1024];
 	FILE *out = stdout;
 
+	ret = kms_record_main(argc, argv);
+	if (ret >= 0)
+		return ret;
 	ret = parse_args(argc, argv, &cmd);
 	if (ret) {
 		filter_free(&cmd.filter);

@@ -21,6 +21,8 @@ import struct
 import subprocess
 import sys
 
+from record_tests import run_record
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PY = "/usr/bin/python3"
 GEN = os.path.join(HERE, "gen_trace.py")
@@ -815,6 +817,7 @@ def main():
     run_two_files(rn, only)
     run_streams(rn, only)
     run_perf_data(rn, only)
+    run_record(rn, only)
     run_progress(rn, only)
     run_bad_inputs(rn, only)
     # again with the pass in this process, under its watchdog thread
