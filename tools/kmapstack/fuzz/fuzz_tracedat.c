@@ -2,9 +2,9 @@
 /*
  * kmapstack: libFuzzer target over the trace.dat path, in this process.
  * An input goes where kmapstack sends a trace.dat: the check of its
- * headers (tracedat_walk.h: the files libtracecmd would walk for ever or
- * corrupt its memory on are refused), then libtracecmd and libtraceevent,
- * then the decode and the replay. It is written to one memory file, made once
+ * sections against its size (tracedat_check.h), then libtracecmd and
+ * libtraceevent, then the decode and the replay (in this process: kmapstack
+ * runs the libraries in a child, tracedat_child.c). It is written to one memory file, made once
  * (written over, then cut to its size: no file system work per run). The
  * trace libraries' own crashes, endless loops and bad frees end a run but
  * are no findings (lib_escape.h); only a fault in kmapstack's code is.
@@ -21,7 +21,7 @@
 
 #include "fuzz_replay.h"
 #include "lib_escape.h"
-#include "tracedat_walk.h"
+#include "tracedat_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -89,15 +89,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 10 || memcmp(data, "\x17\x08\x44tracing", 10))
 		return 0;
 	dats++;
-	if (tracedat_walk_buf(data, size, why, sizeof(why))) {
-		refused++;
-		return 0;
-	}
 	/* written over, then cut to the size if it was larger */
 	if (pwrite(memfd, data, size, 0) != (ssize_t)size ||
 	    (size < memfd_size && ftruncate(memfd, (off_t)size)))
 		return 0;
 	memfd_size = size;
+	if (tracedat_check(memfd, size, why, sizeof(why))) {
+		refused++;
+		return 0;
+	}
 	lowest = dup(memfd);
 	if (lowest >= 0)
 		close(lowest);

@@ -2,9 +2,8 @@
 /*
  * kmapstack's trace.dat fuzzer: the trace libraries' own faults are no
  * findings. libtracecmd and libtraceevent crash, loop or free what they
- * never allocated on some corrupt files (kmapstack itself refuses those it
- * knows, tracedat_walk.h, and guards against the others with its child
- * process and its watchdog); in the fuzzer, a run
+ * never allocated on some corrupt files (kmapstack runs them in a child
+ * process with a limit of CPU time, tracedat_child.c); in the fuzzer, a run
  * leaves them through lib_escape.c (a time limit and a fault handler that
  * act only while the libraries' own code runs, as lib_code.c tells), and
  * ASan's reports of their bad frees let the run go on (lib_reports.c).

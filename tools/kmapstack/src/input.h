@@ -54,22 +54,12 @@ int input_open(const char *path, const struct input_info *info,
 	       struct input_src *src, char *err, size_t errlen);
 void input_close(struct input_src *src);
 /*
- * A trace.dat, read once in a child process that streams the decoded
- * events: a crash or a hang of the trace libraries on a corrupt file is
- * a clear error here.
+ * A trace.dat, read in a child process that streams the decoded events
+ * (tracedat.h): a crash or an endless loop of the trace libraries on a
+ * corrupt file is a clear error here.
  */
 int input_tracedat(struct input_src *src, struct replay *r,
 		   struct input_info *info, char *err, size_t errlen);
-/*
- * The pass that suits the machine: the child's when a second core is free,
- * else in this process under a watchdog thread (KMAPSTACK_PASS=child or
- * direct chooses).
- */
-int input_tracedat_any(struct input_src *src, struct replay *r,
-		       struct input_info *info, char *err, size_t errlen);
-int tracedat_use_child(void);
-/* the pass input_tracedat_any() last took: "child", "direct" or NULL */
-const char *tracedat_pass_taken(void);
 /* the same pass in this process (the fuzzer; no protection) */
 int input_tracedat_direct(const char *path, struct replay *r,
 			  struct input_info *info, char *err, size_t errlen);

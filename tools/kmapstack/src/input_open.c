@@ -16,7 +16,7 @@
 
 #include "input.h"
 #include "progress.h"
-#include "tracedat_walk.h"
+#include "tracedat_check.h"
 
 /* the first bytes of a trace.dat file (trace-cmd.dat(5)) */
 static const char tracedat_magic[] = { 0x17, 0x08, 0x44, 't', 'r',
@@ -74,21 +74,15 @@ static int write_all(int fd, const unsigned char *p, size_t n)
 	return 0;
 }
 
-/*
- * A trace.dat that the trace libraries would read for ever, or crash on
- * before its first record (tracedat_walk.h), is refused here with the
- * reason, before they see it.
- */
+/* a trace.dat cut short or with a tail of zeros (tracedat_check.h) */
 static int check_tracedat(struct input_src *src, const char *path, char *err,
 			  size_t errlen)
 {
 	char why[256];
 
-	if (!tracedat_walk_fd(src->fd, src->size, why, sizeof(why)))
+	if (!tracedat_check(src->fd, src->size, why, sizeof(why)))
 		return 0;
-	snprintf(err, errlen,
-		 "%s: cannot read this trace.dat (truncated or corrupt: %s)",
-		 path, why);
+	snprintf(err, errlen, "%s: cannot read this trace.dat (%s)", path, why);
 	return -1;
 }
 

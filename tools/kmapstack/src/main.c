@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "xalloc.h"
@@ -346,18 +347,26 @@ static int parse_args(int argc, char **argv, struct cmd *cmd)
 }
 
 /*
- * KMAPSTACK_MEMSTAT=1: the memory in use at the end and the trace.dat pass
- * taken, for the benchmark
+ * KMAPSTACK_MEMSTAT=1: the CPU time taken and the memory in use at the end,
+ * for the benchmark
  */
 static void memstat(void)
 {
 	FILE *fp;
 	char line[256];
 
+	struct rusage self, kids;
+
 	if (!getenv("KMAPSTACK_MEMSTAT"))
 		return;
-	if (tracedat_pass_taken())
-		fprintf(stderr, "kmapstack: pass: %s\n", tracedat_pass_taken());
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	fprintf(stderr,
+		"kmapstack: CPU: %.3f s, its trace.dat readers: %.3f s\n",
+		self.ru_utime.tv_sec + self.ru_utime.tv_usec / 1e6 +
+			self.ru_stime.tv_sec + self.ru_stime.tv_usec / 1e6,
+		kids.ru_utime.tv_sec + kids.ru_utime.tv_usec / 1e6 +
+			kids.ru_stime.tv_sec + kids.ru_stime.tv_usec / 1e6);
 	fp = fopen("/proc/self/status", "r");
 	if (!fp)
 		return;
@@ -393,42 +402,6 @@ static int gaps_warning(const struct findings *f, int fail)
 	return fail;
 }
 
-static const char *current_input;
-
-/* a crash inside the trace libraries on a corrupt file: say so, exit 2 */
-static void on_fault(int sig)
-{
-	static const char msg[] = ": cannot read this input (truncated or "
-				  "corrupt: the trace libraries crashed on "
-				  "it)\n";
-	const char *p = current_input ? current_input : "?";
-
-	(void)sig;
-	if (write(STDERR_FILENO, "kmapstack: ", 11) < 0 ||
-	    write(STDERR_FILENO, p, strlen(p)) < 0 ||
-	    write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
-		_exit(EXIT_USAGE);
-	_exit(EXIT_USAGE);
-}
-
-static void catch_faults(void)
-{
-	static char stack[64 * 1024];
-	struct sigaction sa;
-	stack_t ss;
-
-	ss.ss_sp = stack;
-	ss.ss_size = sizeof(stack);
-	ss.ss_flags = 0;
-	sigaltstack(&ss, NULL);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_fault;
-	sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
-	sigaction(SIGSEGV, &sa, NULL);
-	sigaction(SIGBUS, &sa, NULL);
-	sigaction(SIGFPE, &sa, NULL);
-}
-
 static int run_input(const char *path, struct cmd *cmd, struct replay *r,
 		     struct input_info *info, char *err, size_t errlen)
 {
@@ -437,12 +410,11 @@ static int run_input(const char *path, struct cmd *cmd, struct replay *r,
 
 	info->path = strcmp(path, "-") ? path : "<stdin>";
 	info->progress = cmd->o.progress;
-	current_input = info->path;
 	if (input_open(path, info, &src, err, errlen))
 		return -1;
 	switch (src.kind) {
 	case INPUT_TRACEDAT:
-		ret = input_tracedat_any(&src, r, info, err, errlen);
+		ret = input_tracedat(&src, r, info, err, errlen);
 		break;
 	case INPUT_PERF:
 		ret = input_perf(&src, r, info, err, errlen);
@@ -481,7 +453,6 @@ int main(int argc, char **argv)
 		free(cmd.rest);
 		return EXIT_USAGE;
 	}
-	catch_faults();
 	ninputs = cmd.live ? 1 : cmd.nfiles;
 	inputs = xcalloc((size_t)ninputs, sizeof(*inputs));
 	stats_init(&st, cmd.o.top,

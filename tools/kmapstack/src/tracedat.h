@@ -1,20 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kmapstack: the pass over a trace.dat (input_tracedat.c) and where its
- * events go: the replay directly (under a watchdog: tracedat_watch.c), or
- * the streams of the protected children (tracedat_child.c).
+ * kmapstack: a trace.dat is read by libtracecmd and libtraceevent in one
+ * pass (tracedat_pass.c) that hands its events to a sink. kmapstack runs
+ * that pass in a child process (tracedat_child.c), which streams the
+ * events to this one through a pipe (tracedat_wire.h, tracedat_stream.c):
+ * a crash or an endless loop of the libraries on a corrupt file ends the
+ * child, and the error says how it ended.
  */
 #ifndef KMS_TRACEDAT_H
 #define KMS_TRACEDAT_H
 
-#include <sched.h>
+#include <stddef.h>
 
 #include "decode.h"
 #include "input.h"
 #include "kms.h"
-#include "progress.h"
 
-/* a kmap_stack record, decoded only as far as the trace libraries must */
+/*
+ * A kmap_stack record, decoded as far as the trace libraries are needed:
+ * the event, the task and the call sites' names. The rest is decoded from
+ * data with the layout of the formats (dec_fields()), in another process.
+ */
 struct dat_rec {
 	int e; /* 0 push, 1 pop, 2 violation */
 	int cpu, pid;
@@ -22,49 +28,56 @@ struct dat_rec {
 	int caller, map_caller, top_caller; /* sites; the last two: violation */
 	const void *data; /* the record, its first size bytes */
 	int size; /* the event's min_size in the layout */
-	struct decoder *dec; /* for decoder_comm() */
 };
 
 struct dat_sink {
-	/* each event decoded; or, when record is set, each record as is */
-	void (*event)(void *priv, const struct kms_event *ev);
-	void (*record)(void *priv, const struct dat_rec *rec);
-	/* before the first record: where the fields are (for record) */
+	/* before the first record: where the fields are */
 	void (*layout)(void *priv, const struct dec_layout *l);
+	/* each record; comm: the pid's command (from the trace) */
+	void (*record)(void *priv, const struct dat_rec *rec,
+		       const char *(*comm)(void *tep, int pid), void *tep);
 	void (*lost)(void *priv, int cpu, unsigned long long ts,
 		     long long missed);
-	void (*progress)(void *priv, unsigned long long done,
-			 unsigned long long total);
+	/* bytes of the file's event data read so far */
+	void (*progress)(void *priv, unsigned long long done);
 	/* the trace clock of the file (trace-cmd record -C), may be NULL */
 	void (*clock)(void *priv, const char *clock);
 	void *priv;
-	/* the process ends after the pass: nothing to close or free */
+	/* the process ends after the pass: close nothing */
 	int last_pass;
-	/* the CPUs to read: share part of parts (tracedat_part.c; 0: all) */
-	int part, parts;
 };
 
-/* a share of the CPUs counts those below this */
-#define DAT_PART_CPUS 65536
-
-struct tracecmd_input;
-
-/* the CPUs of the share part of parts (tracedat_part.c), to free() */
-cpu_set_t *tracedat_part(struct tracecmd_input *handle, int part, int parts,
-			 size_t *setsize);
-
-/* one pass: path to open, name for messages, size for progress */
-int tracedat_pass(const char *path, const char *name, unsigned long long size,
+/*
+ * tracedat_pass() - every record of the trace.dat at path into the sink
+ * @name: the input's name for messages
+ *
+ * Counts the kmap_stack records in info. Returns 0, or -1 with one line in
+ * err.
+ */
+int tracedat_pass(const char *path, const char *name,
 		  const struct dat_sink *sink, struct input_info *info,
 		  char *err, size_t errlen);
-void tracedat_corrupt(const char *path, char *err, size_t errlen);
-/* the pass into the replay, in this process; size for the progress */
-int tracedat_direct(const char *path, unsigned long long size, struct replay *r,
-		    struct input_info *info, char *err, size_t errlen);
-/* records the pass has seen so far (any thread may ask) */
-unsigned long long tracedat_records_seen(void);
 
-/* no record for this long: the trace-cmd library is stuck (both passes) */
-#define WATCHDOG_IDLE 5
+/* rec as an event: 0, or -1 for a malformed record */
+int dat_rec_event(const struct dec_layout *l, const struct dat_rec *rec,
+		  struct kms_event *ev);
+
+/* the parent's side of the child's messages: replays what it reads */
+struct dat_stream;
+struct wire_bufs;
+
+/* size: of the file, for the progress line */
+struct dat_stream *dat_stream_new(struct replay *r, struct input_info *info,
+				  unsigned long long size);
+/*
+ * The buffers of b as the child says on full_fd that they are full, each
+ * given back on free_fd (tracedat_wire.h), until the child's end: the
+ * events are replayed, the rest goes to info. Returns 1 when the child
+ * said its pass ended (err set if it failed), 0 when it went away before
+ * that, -1 on a malformed message.
+ */
+int dat_stream_run(struct dat_stream *s, const struct wire_bufs *b, int full_fd,
+		   int free_fd, char *err, size_t errlen);
+void dat_stream_free(struct dat_stream *s);
 
 #endif

@@ -1,266 +1,339 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmapstack: the protected pass over a trace.dat. libtraceevent and
- * libtracecmd do not survive every corrupt file (seen: a SEGV in an event
- * format, a SEGV in tracecmd_close() after corrupt data pages, an endless
- * loop over corrupt headers), so the pass runs in child processes, each
- * reading a share of the trace's CPUs (tracedat_msg.h). A child writes
- * its kmap_stack records into a ring of shared memory, decoded only as
- * far as the trace libraries are needed (the event, the pid, the call
- * sites' names); the parent decodes the rest with the layout of the
- * formats that the child sent first, and replays the records of all the
- * children in time order as they come (tracedat_merge.c): the children do
- * little beyond libtracecmd's own iteration, and share it. A child that
- * dies is a clear error; one that sends nothing for WATCHDOG_IDLE seconds
- * is killed. On a busy machine the same pass runs in this process
- * instead, under a watchdog thread (tracedat_watch.c).
+ * kmapstack: a trace.dat is read in a child process. libtracecmd and
+ * libtraceevent do not survive every corrupt file (they crash, free what
+ * they never allocated, or loop for ever on some), so the pass runs in a
+ * child that writes the decoded events on a pipe (tracedat_wire.h) and
+ * this process replays them as they come (tracedat_stream.c). The child
+ * has a limit of CPU time, a generous one for the file's size; when it
+ * dies before the end of its pass, the error says how.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "input.h"
-#include "ring.h"
+#include "progress.h"
 #include "sites.h"
 #include "tracedat.h"
-#include "tracedat_msg.h"
+#include "tracedat_wire.h"
 #include "xalloc.h"
+
+/*
+ * The child's CPU time at most: libtracecmd reads hundreds of MB a second,
+ * so this is many times what a good file takes on a slow machine
+ */
+#define CPU_LIMIT_BASE 10
+#define CPU_LIMIT_BYTES_PER_S (4ULL << 20)
 
 /* the child's side */
 struct writer {
-	struct ring ring;
+	int full_fd, free_fd;
+	struct wire_bufs *b;
+	int cur; /* the buffer being filled, with n bytes */
+	int nfree; /* the other one is free */
+	size_t n;
 	int sites_sent;
 	unsigned char *pid_sent; /* a bit per pid below PID_BITS */
 };
 
 #define PID_BITS (1 << 22)
 
-static void *w_reserve(struct writer *w, size_t len)
+static void w_flush(struct writer *w)
 {
-	void *p = ring_reserve(&w->ring, len);
+	struct wire_full f = { (uint32_t)w->cur, (uint32_t)w->n };
+	char c;
 
-	if (!p)
+	/* a write of a few bytes to a pipe is whole or nothing */
+	if (write(w->full_fd, &f, sizeof(f)) != sizeof(f))
 		_exit(3); /* the parent is gone */
-	return p;
-}
-
-static void w_msg(struct writer *w, int type, int a, unsigned long long x,
-		  unsigned long long y, const void *text, size_t tlen)
-{
-	size_t len = (sizeof(struct m_ctl) + tlen + 7) & ~(size_t)7;
-	struct m_ctl *m = w_reserve(w, len);
-
-	memset(m, 0, sizeof(*m));
-	m->h.len = (uint16_t)len;
-	m->h.type = (uint8_t)type;
-	m->a = a;
-	m->tlen = (uint32_t)tlen;
-	m->x = x;
-	m->y = y;
-	memcpy(m + 1, text ? text : "", tlen);
-	ring_put(&w->ring, len);
-}
-
-static void w_ctl(struct writer *w, int type, int a, unsigned long long x,
-		  unsigned long long y, const char *text)
-{
-	w_msg(w, type, a, x, y, text, text ? strnlen(text, MSG_MAX_TEXT) : 0);
-}
-
-static void w_sites(struct writer *w)
-{
-	for (; w->sites_sent < sites_count(); w->sites_sent++)
-		w_ctl(w, M_SITE, w->sites_sent, 0, 0,
-		      sites_name(w->sites_sent));
-}
-
-static void w_comm(struct writer *w, int pid, const char *comm)
-{
-	if (pid >= 0 && pid < PID_BITS) {
-		if (w->pid_sent[pid >> 3] & (1 << (pid & 7)))
-			return;
-		w->pid_sent[pid >> 3] |= 1 << (pid & 7);
+	w->cur ^= 1;
+	w->n = 0;
+	if (!w->nfree) {
+		if (read(w->free_fd, &c, 1) != 1)
+			_exit(3);
+		w->nfree++;
 	}
-	w_ctl(w, M_COMM, pid, 0, 0, comm);
+	w->nfree--;
 }
 
-static void w_record(void *priv, const struct dat_rec *r)
+static void w_msg(struct writer *w, uint32_t type, const void *a, size_t alen,
+		  const char *text)
+{
+	size_t tlen = text ? strnlen(text, WIRE_MAX_LEN - alen) : 0;
+	struct wire_head h = { type, (uint32_t)(alen + tlen) };
+
+	unsigned char *p;
+
+	if (w->n + sizeof(h) + h.len > WIRE_BUF_SIZE)
+		w_flush(w);
+	p = w->b->buf[w->cur] + w->n;
+	memcpy(p, &h, sizeof(h));
+	if (alen)
+		memcpy(p + sizeof(h), a, alen);
+	if (tlen)
+		memcpy(p + sizeof(h) + alen, text, tlen);
+	w->n += sizeof(h) + h.len;
+}
+
+static void w_record(void *priv, const struct dat_rec *r,
+		     const char *(*comm)(void *tep, int pid), void *tep)
 {
 	struct writer *w = priv;
-	size_t extra = r->e == 2 ? 8 : 0;
-	size_t len = (sizeof(struct m_rec) + extra + (size_t)r->size + 7) &
-		     ~(size_t)7;
-	struct m_rec *m;
+	struct wire_rec m = { .ts = r->ts,
+			      .cpu = r->cpu,
+			      .pid = r->pid,
+			      .caller = r->caller,
+			      .map_caller = r->map_caller,
+			      .top_caller = r->top_caller,
+			      .e = (uint16_t)r->e,
+			      .size = (uint16_t)r->size };
+	struct wire_head h = { W_REC, (uint32_t)(sizeof(m) + (size_t)r->size) };
+	int pid = r->pid;
+	unsigned char *p;
 
 	if (w->sites_sent != sites_count())
-		w_sites(w);
-	if (r->pid < 0 || r->pid >= PID_BITS ||
-	    !(w->pid_sent[r->pid >> 3] & (1 << (r->pid & 7))))
-		w_comm(w, r->pid, decoder_comm(r->dec, r->pid));
-	m = w_reserve(w, len);
-	m->h.len = (uint16_t)len;
-	m->h.type = (uint8_t)(M_PUSH + r->e);
-	m->cpu = r->cpu >= 0 && r->cpu < UINT16_MAX ? (uint16_t)r->cpu :
-						      UINT16_MAX;
-	m->size = (uint16_t)r->size;
-	m->pid = r->pid;
-	m->caller = r->caller;
-	m->ts = r->ts;
-	if (extra) {
-		int32_t callers[2] = { r->map_caller, r->top_caller };
-
-		memcpy(m + 1, callers, sizeof(callers));
+		for (; w->sites_sent < sites_count(); w->sites_sent++)
+			w_msg(w, W_SITE, &w->sites_sent, 4,
+			      sites_name(w->sites_sent));
+	if (pid < 0 || pid >= PID_BITS ||
+	    !(w->pid_sent[pid >> 3] & (1 << (pid & 7)))) {
+		if (pid >= 0 && pid < PID_BITS)
+			w->pid_sent[pid >> 3] |= 1 << (pid & 7);
+		w_msg(w, W_COMM, &pid, 4, comm(tep, pid));
 	}
-	memcpy((unsigned char *)(m + 1) + extra, r->data, (size_t)r->size);
-	ring_put(&w->ring, len);
+	if (w->n + sizeof(h) + h.len > WIRE_BUF_SIZE)
+		w_flush(w);
+	p = w->b->buf[w->cur] + w->n;
+	memcpy(p, &h, sizeof(h));
+	memcpy(p + sizeof(h), &m, sizeof(m));
+	memcpy(p + sizeof(h) + sizeof(m), r->data, (size_t)r->size);
+	w->n += sizeof(h) + h.len;
 }
 
 static void w_layout(void *priv, const struct dec_layout *l)
 {
-	w_msg(priv, M_LAYOUT, 0, 0, 0, l, sizeof(*l));
+	w_msg(priv, W_LAYOUT, l, sizeof(*l), NULL);
 }
 
 static void w_lost(void *priv, int cpu, unsigned long long ts, long long n)
 {
-	w_ctl(priv, M_LOST, cpu, ts, (unsigned long long)n, NULL);
+	struct wire_lost l = { .ts = ts, .missed = n, .cpu = cpu };
+
+	w_msg(priv, W_LOST, &l, sizeof(l), NULL);
 }
 
-static void w_progress(void *priv, unsigned long long done,
-		       unsigned long long total)
+static void w_progress(void *priv, unsigned long long done)
 {
-	(void)total;
-	w_ctl(priv, M_PROGRESS, 0, done, 0, NULL);
-	ring_flush(&((struct writer *)priv)->ring);
+	uint64_t d = done;
+
+	w_msg(priv, W_PROGRESS, &d, sizeof(d), NULL);
 }
 
 static void w_clock(void *priv, const char *clock)
 {
-	w_ctl(priv, M_CLOCK, 0, 0, 0, clock);
+	w_msg(priv, W_CLOCK, NULL, 0, clock ? clock : "");
 }
 
-static void child(struct dat_source *srcs, int i, int n, struct input_src *src,
-		  struct input_info *info)
+static void child(int full_fd, int free_fd, struct wire_bufs *b,
+		  struct input_src *src, struct input_info *info)
 {
 	static struct writer w;
-	struct dat_sink sink = { .record = w_record,
-				 .layout = w_layout,
+	struct dat_sink sink = { .layout = w_layout,
+				 .record = w_record,
 				 .lost = w_lost,
 				 .progress = w_progress,
 				 .clock = w_clock,
 				 .priv = &w,
-				 .last_pass = 1,
-				 .part = i,
-				 .parts = n };
-	char err[1024];
-	int null = open("/dev/null", O_WRONLY);
-
-	if (null >= 0)
-		dup2(null, STDERR_FILENO);
-	/* the other children's rings: their ends must close with them */
-	for (int j = 0; j < i; j++)
-		ring_free(&srcs[j].ring);
-	w.ring = srcs[i].ring;
-	ring_writer(&w.ring);
+				 .last_pass = 1 };
+	rlim_t cpu = CPU_LIMIT_BASE + src->size / CPU_LIMIT_BYTES_PER_S;
+	struct rlimit rl = { cpu, cpu + 1 };
+	char err[1024] = "";
+	int64_t counts[2];
+	setrlimit(RLIMIT_CPU, &rl);
+	/* its death is the report, also where a sanitizer handles faults */
+	signal(SIGSEGV, SIG_DFL);
+	signal(SIGBUS, SIG_DFL);
+	signal(SIGFPE, SIG_DFL);
+	w.full_fd = full_fd;
+	w.free_fd = free_fd;
+	w.b = b;
+	w.nfree = 1;
 	w.sites_sent = sites_count();
 	w.pid_sent = xcalloc(PID_BITS / 8, 1);
-	if (tracedat_pass(src->path, info->path, src->size, &sink, info, err,
-			  sizeof(err)))
-		w_ctl(&w, M_ERROR, 0, 0, 0, err);
-	else
-		w_ctl(&w, M_END, 0, (unsigned long long)info->records,
-		      (unsigned long long)info->bad_records, NULL);
-	ring_flush(&w.ring);
+	tracedat_pass(src->path, info->path, &sink, info, err, sizeof(err));
+	counts[0] = info->records;
+	counts[1] = info->bad_records;
+	w_msg(&w, W_END, counts, sizeof(counts), err);
+	w_flush(&w);
 	_exit(0);
 }
 
-/* the children the machine can run beside the parent */
-static int children(void)
+/* how the child ended, when it did not end its pass */
+static void death(int status, struct input_src *src, const char *path,
+		  char *err, size_t errlen)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 
-	return ncpu >= 2 ? MSG_MAX_CHILDREN : 1;
-}
-
-static int start(struct dat_source *srcs, int i, int n, struct input_src *src,
-		 struct input_info *info, char *err, size_t errlen)
-{
-	struct dat_source *s = &srcs[i];
-
-	memset(s, 0, sizeof(*s));
-	s->base = sites_count();
-	if (ring_init(&s->ring, MSG_RING_SIZE)) {
-		snprintf(err, errlen, "%s: cannot read: shared memory: %s",
-			 info->path, strerror(errno));
-		return -1;
-	}
-	fflush(NULL);
-	s->pid = fork();
-	if (s->pid < 0) {
-		/* Unprotected, the file could crash us: refuse it */
-		snprintf(err, errlen,
-			 "%s: cannot check this trace.dat: fork: %s",
-			 info->path, strerror(errno));
-		ring_free(&s->ring);
-		return -1;
-	}
-	if (s->pid == 0)
-		child(srcs, i, n, src, info);
-	ring_reader(&s->ring);
-	return 0;
-}
-
-/* the children's end: 0 if each exited cleanly */
-static int finish(struct dat_source *srcs, int n, int kill_them)
-{
-	int bad = 0;
-
-	for (int i = 0; i < n; i++) {
-		int status = 0;
-		pid_t got;
-
-		ring_free(&srcs[i].ring);
-		if (kill_them)
-			kill(srcs[i].pid, SIGKILL);
-		while ((got = waitpid(srcs[i].pid, &status, 0)) < 0 &&
-		       errno == EINTR)
-			;
-		if (got < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
-			bad = 1;
-		free(srcs[i].site_map);
-	}
-	return bad ? -1 : 0;
+	if (sig == SIGXCPU || sig == SIGKILL)
+		snprintf(
+			err, errlen,
+			"%s: cannot read this trace.dat (truncated or corrupt: "
+			"libtracecmd did not end its pass within %llu s of "
+			"CPU time)",
+			path,
+			(unsigned long long)(CPU_LIMIT_BASE +
+					     src->size /
+						     CPU_LIMIT_BYTES_PER_S));
+	else if (sig)
+		snprintf(
+			err, errlen,
+			"%s: cannot read this trace.dat (truncated or corrupt: "
+			"the process reading it through libtracecmd died of "
+			"signal %d, %s)",
+			path, sig, strsignal(sig));
+	else
+		snprintf(
+			err, errlen,
+			"%s: cannot read this trace.dat (truncated or corrupt: "
+			"the process reading it through libtracecmd exited "
+			"with status %d before its end)",
+			path, WEXITSTATUS(status));
 }
 
 int input_tracedat(struct input_src *src, struct replay *r,
 		   struct input_info *info, char *err, size_t errlen)
 {
-	struct dat_source srcs[MSG_MAX_CHILDREN];
-	int n = children(), state, failed = 0, bad;
+	struct wire_bufs *b;
+	struct dat_stream *s;
+	int full[2], back[2], status = 0, ended;
+	pid_t pid;
 
 	info->kind = INPUT_TRACEDAT;
-	for (int i = 0; i < n; i++) {
-		if (start(srcs, i, n, src, info, err, errlen)) {
-			finish(srcs, i, 1);
-			return -1;
-		}
+	*err = 0;
+	b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (b == MAP_FAILED) {
+		snprintf(err, errlen, "%s: mmap: %s", info->path,
+			 strerror(errno));
+		return -1;
 	}
-	state = tracedat_merge(srcs, n, r, info, src->size, &failed);
-	if (state == MS_ERROR)
-		snprintf(err, errlen, "%s", srcs[failed].err);
-	bad = finish(srcs, n, state != MS_END);
-	if (state == MS_STUCK) {
-		snprintf(err, errlen,
-			 "%s: cannot read this trace.dat (corrupt: the "
-			 "trace-cmd library made no progress for %d s)",
-			 info->path, WATCHDOG_IDLE);
-	} else if (state == MS_CORRUPT || (state == MS_END && bad)) {
-		tracedat_corrupt(info->path, err, errlen);
+	if (pipe2(full, O_CLOEXEC)) {
+		snprintf(err, errlen, "%s: pipe: %s", info->path,
+			 strerror(errno));
+		munmap(b, sizeof(*b));
+		return -1;
 	}
-	return state == MS_END && !bad ? 0 : -1;
+	if (pipe2(back, O_CLOEXEC)) {
+		snprintf(err, errlen, "%s: pipe: %s", info->path,
+			 strerror(errno));
+		close(full[0]);
+		close(full[1]);
+		munmap(b, sizeof(*b));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		close(full[0]);
+		close(back[1]);
+		child(full[1], back[0], b, src, info);
+	}
+	close(full[1]);
+	close(back[0]);
+	if (pid < 0) {
+		snprintf(err, errlen, "%s: fork: %s", info->path,
+			 strerror(errno));
+		ended = -2;
+	} else {
+		s = dat_stream_new(r, info, src->size);
+		ended = dat_stream_run(s, b, full[0], back[1], err, errlen);
+		dat_stream_free(s);
+	}
+	close(full[0]);
+	close(back[1]);
+	if (pid > 0 && ended <= 0)
+		kill(pid, SIGKILL);
+	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	munmap(b, sizeof(*b));
+	if (ended == 0)
+		death(status, src, info->path, err, errlen);
+	else if (ended == -1)
+		snprintf(
+			err, errlen,
+			"%s: cannot read this trace.dat (truncated or corrupt: "
+			"the process reading it wrote a malformed stream)",
+			info->path);
+	return ended > 0 && !*err ? 0 : -1;
+}
+
+/* the same pass in this process, unprotected (the fuzzer) */
+struct direct {
+	struct replay *r;
+	struct input_info *info;
+	struct progress prog;
+	const struct dec_layout *l;
+};
+
+static void d_layout(void *priv, const struct dec_layout *l)
+{
+	((struct direct *)priv)->l = l;
+}
+
+static void d_record(void *priv, const struct dat_rec *rec,
+		     const char *(*comm)(void *tep, int pid), void *tep)
+{
+	struct direct *d = priv;
+	struct kms_event ev;
+
+	ev.comm_of = comm;
+	ev.comm_priv = tep;
+	if (dat_rec_event(d->l, rec, &ev)) {
+		d->info->records--;
+		d->info->bad_records++;
+		return;
+	}
+	replay_event(d->r, &ev);
+}
+
+static void d_lost(void *priv, int cpu, unsigned long long ts, long long n)
+{
+	replay_lost(((struct direct *)priv)->r, cpu, ts, n);
+}
+
+static void d_progress(void *priv, unsigned long long done)
+{
+	progress_update(&((struct direct *)priv)->prog, done);
+}
+
+static void d_clock(void *priv, const char *clock)
+{
+	input_set_clock(((struct direct *)priv)->info, clock);
+}
+
+int input_tracedat_direct(const char *path, struct replay *r,
+			  struct input_info *info, char *err, size_t errlen)
+{
+	struct direct d = { .r = r, .info = info };
+	struct dat_sink sink = { .layout = d_layout,
+				 .record = d_record,
+				 .lost = d_lost,
+				 .progress = d_progress,
+				 .clock = d_clock,
+				 .priv = &d };
+	int ret;
+
+	*err = 0;
+	info->kind = INPUT_TRACEDAT;
+	progress_start(&d.prog, info->progress, info->path, 0);
+	ret = tracedat_pass(path, info->path, &sink, info, err, errlen);
+	progress_end(&d.prog);
+	return ret;
 }

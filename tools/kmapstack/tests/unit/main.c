@@ -11,7 +11,6 @@ int main(void)
 	test_text_parse();
 	test_replay();
 	test_options();
-	test_cpu_load();
 	printf("unit: %d passed, %d failed\n", unit_passed, unit_failed);
 	return unit_failed ? 1 : 0;
 }

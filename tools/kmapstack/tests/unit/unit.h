@@ -22,6 +22,5 @@ void test_text_parse(void);
 void test_replay(void);
 void test_sites(void);
 void test_options(void);
-void test_cpu_load(void);
 
 #endif
