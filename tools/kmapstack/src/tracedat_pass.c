@@ -81,6 +81,29 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 	return 0;
 }
 
+/* a trace.dat without a kmap_stack record is an error, with a hint */
+static void no_records(struct tracecmd_input *handle, const char *name,
+		       char *err, size_t errlen)
+{
+	int n = tracecmd_buffer_instances(handle);
+	size_t len;
+
+	snprintf(err, errlen,
+		 "%s: no kmap_stack events in this trace.dat (the formats are "
+		 "there, no record): record them with trace-cmd record -e "
+		 "kmap_stack on a kernel with CONFIG_DEBUG_KMAP_STACK",
+		 name);
+	/* only the top-level buffer is read */
+	for (int i = 0; i < n; i++) {
+		len = strlen(err);
+		snprintf(err + len, errlen - len, "%s%s",
+			 i ? ", " :
+			     "; not read: "
+			     "the buffer instance ",
+			 tracecmd_buffer_instance_name(handle, i));
+	}
+}
+
 int tracedat_pass(const char *path, const char *name,
 		  const struct dat_sink *sink, struct input_info *info,
 		  char *err, size_t errlen)
@@ -90,6 +113,7 @@ int tracedat_pass(const char *path, const char *name,
 	char why[256];
 
 	memset(&p, 0, sizeof(p));
+	*err = 0;
 	p.sink = sink;
 	p.info = info;
 	tracecmd_set_loglevel(TEP_LOG_NONE);
@@ -114,11 +138,13 @@ int tracedat_pass(const char *path, const char *name,
 	sink->layout(sink->priv, &p.dec.l);
 	tracecmd_iterate_events(handle, NULL, 0, on_record, &p);
 	progress(&p);
+	if (!info->records && !info->bad_records)
+		no_records(handle, name, err, errlen);
 	if (sink->last_pass)
-		return 0;
+		return *err ? -1 : 0;
 	decoder_free(&p.dec);
 	tracecmd_close(handle);
-	return 0;
+	return *err ? -1 : 0;
 }
 
 int dat_rec_event(const struct dec_layout *l, const struct dat_rec *rec,
