@@ -39,6 +39,7 @@ struct input_info {
 	int progress; /* show progress on stderr */
 	unsigned long long last_ts; /* of the last event */
 	char clock[32]; /* the trace clock, "" if not known (then ns) */
+	char error[1024]; /* why it could not be read to its end, or "" */
 };
 
 /* the trace clock of the input, and the unit of its timestamps */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "xalloc.h"
@@ -48,7 +49,7 @@ static const char usage_text[] =
 	"options:\n"
 	"  --json              JSON output (docs/kmapstack-json.md)\n"
 	"  --folded            folded stacks for flame graphs: outer;inner count\n"
-	"  --svg FILE          also write depth over time and hold times as SVG\n"
+	"  --svg               SVG output: depth over time and hold times\n"
 	"  -o, --output FILE   write the output to FILE\n"
 	"  --pid LIST          only the events of these tasks (1234,1235)\n"
 	"  --comm LIST         only the events of tasks of these names (bash,dd)\n"
@@ -99,7 +100,7 @@ enum {
 static const struct option long_opts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "folded", no_argument, NULL, OPT_FOLDED },
-	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "svg", no_argument, NULL, OPT_SVG },
 	{ "output", required_argument, NULL, 'o' },
 	{ "hold-threshold", required_argument, NULL, OPT_THRESHOLD },
 	{ "top", required_argument, NULL, OPT_TOP },
@@ -146,8 +147,8 @@ struct cmd {
 	int mode;
 	int fail_on_gaps;
 	int live;
-	int json, folded;
-	const char *svg, *output, *kallsyms;
+	int json, folded, svg;
+	const char *output, *kallsyms;
 	char **rest; /* the words after the command, options and files */
 	int nrest;
 	char **files;
@@ -173,7 +174,7 @@ static int parse_opts(int argc, char **argv, struct cmd *cmd, int *top_set)
 			cmd->folded = 1;
 			break;
 		case OPT_SVG:
-			cmd->svg = optarg;
+			cmd->svg = 1;
 			break;
 		case 'o':
 			cmd->output = optarg;
@@ -278,6 +279,28 @@ static int parse_opts(int argc, char **argv, struct cmd *cmd, int *top_set)
 	return 0;
 }
 
+/* -o names one of the inputs: refused before anything is read */
+static int output_is_input(const struct cmd *cmd)
+{
+	struct stat o, in;
+
+	if (!cmd->output || stat(cmd->output, &o))
+		return 0;
+	for (int i = 0; i < cmd->nfiles; i++) {
+		if (strcmp(cmd->files[i], "-") ? stat(cmd->files[i], &in) :
+						 fstat(STDIN_FILENO, &in))
+			continue;
+		if (in.st_dev == o.st_dev && in.st_ino == o.st_ino) {
+			fprintf(stderr,
+				"kmapstack: -o %s: is an input, not written "
+				"over\n",
+				cmd->output);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct cmd *cmd)
 {
 	char *argv0 = argv[0];
@@ -303,8 +326,13 @@ static int parse_args(int argc, char **argv, struct cmd *cmd)
 		for (int i = optind + 1; i < argc; i++)
 			cmd->rest[i - optind] = argv[i];
 		cmd->nrest = argc - optind;
-		optind = 0;
-		ret = parse_opts(cmd->nrest, cmd->rest, cmd, &top_set);
+		/* after '--' (GNU getopt puts it before the command) files */
+		if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
+			optind = 1;
+		} else {
+			optind = 0;
+			ret = parse_opts(cmd->nrest, cmd->rest, cmd, &top_set);
+		}
 		cmd->files = cmd->rest + optind;
 		cmd->nfiles = cmd->nrest - optind;
 	}
@@ -327,9 +355,9 @@ static int parse_args(int argc, char **argv, struct cmd *cmd)
 				   NULL);
 	else
 		return usage_error("unknown command", sub);
-	if (cmd->json && cmd->folded)
-		return usage_error("--json and --folded exclude each other",
-				   NULL);
+	if (cmd->json + cmd->folded + cmd->svg > 1)
+		return usage_error(
+			"--json, --folded and --svg exclude each other", NULL);
 	if (cmd->filter.have_since && cmd->filter.have_until &&
 	    cmd->filter.since > cmd->filter.until)
 		return usage_error("--since is after --until", NULL);
@@ -337,6 +365,8 @@ static int parse_args(int argc, char **argv, struct cmd *cmd)
 		return usage_error("live takes no file", cmd->files[0]);
 	if (!cmd->live && !cmd->nfiles)
 		return usage_error("no input file", NULL);
+	if (output_is_input(cmd))
+		return EXIT_USAGE;
 	if (!cmd->live &&
 	    (cmd->lo.duration > 0 || cmd->lo.tracefs || cmd->lo.buffer_kb))
 		return usage_error(
@@ -434,7 +464,7 @@ int main(int argc, char **argv)
 	struct findings f;
 	struct input_info *inputs;
 	struct report_ctx rc;
-	int ninputs, ret, status;
+	int ninputs, ret, status, failed = 0;
 	char err[1024];
 	FILE *out = stdout;
 
@@ -476,14 +506,21 @@ int main(int argc, char **argv)
 		} else
 			ret = run_input(cmd.files[i], &cmd, r, &inputs[i], err,
 					sizeof(err));
+		/* the other inputs are read and reported all the same */
 		if (ret) {
 			fprintf(stderr, "kmapstack: %s\n", err);
-			replay_free(r);
-			status = EXIT_USAGE;
-			goto out;
+			snprintf(inputs[i].error, sizeof(inputs[i].error), "%s",
+				 err);
+			failed++;
+		} else {
+			replay_finish(r);
 		}
-		replay_finish(r);
 		replay_free(r);
+	}
+	/* nothing was read: no report */
+	if (failed == ninputs) {
+		status = EXIT_USAGE;
+		goto out;
 	}
 	if (cmd.output) {
 		out = fopen(cmd.output, "w");
@@ -502,6 +539,8 @@ int main(int argc, char **argv)
 	rc.mode = cmd.mode;
 	if (cmd.json)
 		report_json(out, &rc);
+	else if (cmd.svg)
+		report_svg(out, &rc);
 	else if (cmd.folded)
 		report_folded(out, &rc);
 	else
@@ -513,14 +552,12 @@ int main(int argc, char **argv)
 				"--until)\n");
 	if (gaps_warning(&f, cmd.fail_on_gaps))
 		status = EXIT_VIOLATIONS;
-	if (cmd.svg && report_svg(cmd.svg, &rc, err, sizeof(err))) {
-		fprintf(stderr, "kmapstack: %s\n", err);
-		status = EXIT_USAGE;
-	}
 	if (fflush(out) || (out != stdout && fclose(out))) {
 		fprintf(stderr, "kmapstack: write error\n");
 		status = EXIT_USAGE;
 	}
+	if (failed)
+		status = EXIT_USAGE;
 out:
 	memstat();
 	findings_free(&f);

@@ -28,8 +28,7 @@ struct report_ctx {
 void report_text(FILE *out, struct report_ctx *rc);
 void report_json(FILE *out, struct report_ctx *rc);
 void report_folded(FILE *out, struct report_ctx *rc);
-int report_svg(const char *path, struct report_ctx *rc, char *err,
-	       size_t errlen);
+void report_svg(FILE *out, struct report_ctx *rc);
 
 /* helpers shared by the outputs (report_util.c) */
 const char *report_kind_text(int kind);

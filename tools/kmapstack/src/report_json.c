@@ -176,8 +176,13 @@ void report_json(FILE *out, struct report_ctx *rc)
 			rc->inputs[i].bad_records);
 		jstr(out,
 		     rc->inputs[i].clock[0] ? rc->inputs[i].clock : "local");
-		fprintf(out, ", \"time_unit\": \"%s\"}",
+		fprintf(out, ", \"time_unit\": \"%s\", \"error\": ",
 			input_time_unit(&rc->inputs[i]));
+		if (rc->inputs[i].error[0])
+			jstr(out, rc->inputs[i].error);
+		else
+			fputs("null", out);
+		fputc('}', out);
 	}
 	fprintf(out, "],\n");
 	fprintf(out,

@@ -4,7 +4,6 @@
  * its stacks together, the maximum per time slice), and the histogram of
  * hold times in powers of two.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -165,17 +164,11 @@ static void holds(FILE *out, struct stats *st, int y0)
 	}
 }
 
-int report_svg(const char *path, struct report_ctx *rc, char *err,
-	       size_t errlen)
+void report_svg(FILE *out, struct report_ctx *rc)
 {
-	FILE *out = fopen(path, "w");
 	struct stats *st = rc->st;
 	int lanes = 0, ncpu = 0, h, y1;
 
-	if (!out) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
 	for (int c = 0; c < st->ncpus; c++)
 		ncpu += st->cpus[c].tl != NULL;
 	y1 = 50 + ncpu * LANE + 60;
@@ -196,9 +189,4 @@ int report_svg(const char *path, struct report_ctx *rc, char *err,
 	timeline(out, st, 50, &lanes);
 	holds(out, st, y1);
 	fprintf(out, "</svg>\n");
-	if (fclose(out)) {
-		snprintf(err, errlen, "%s: write error", path);
-		return -1;
-	}
-	return 0;
 }

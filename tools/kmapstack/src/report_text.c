@@ -323,8 +323,11 @@ void report_text(FILE *out, struct report_ctx *rc)
 
 		fprintf(out, "kmapstack %s:", KMS_VERSION);
 		for (int i = 0; i < rc->ninputs; i++) {
-			fprintf(out, " %s (%lld events)", rc->inputs[i].path,
-				rc->inputs[i].records);
+			fprintf(out, " %s (%lld events%s)", rc->inputs[i].path,
+				rc->inputs[i].records,
+				rc->inputs[i].error[0] ?
+					", not read to its end" :
+					"");
 			bad += rc->inputs[i].bad_records;
 		}
 		fprintf(out, "\n");

@@ -53,10 +53,10 @@ class Runner:
             self.passed += 1
             print("ok   %s" % name)
 
-    def run(self, args, stdin=None):
+    def run(self, args, stdin=None, timeout=300, cwd=None):
         r = subprocess.run([self.kms] + args, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, stdin=stdin,
-                           timeout=300, env=self.env())
+                           timeout=timeout, env=self.env(), cwd=cwd)
         return r.returncode, r.stdout.decode("utf-8", "replace"), \
             r.stderr.decode("utf-8", "replace")
 
@@ -90,6 +90,7 @@ class Case:
         self.out = []
         self.notout = []
         self.err = []
+        self.noterr = []
         self.json = []
         self.files = []  # (path, regex)
         self.each = None
@@ -127,6 +128,8 @@ def parse_scenario(path):
                 c.notout.append(rest)
             elif word == "err":
                 c.err.append(rest)
+            elif word == "noterr":
+                c.noterr.append(rest)
             elif word == "json":
                 c.json.append(rest)
             elif word == "file":
@@ -196,6 +199,9 @@ def check_case(rn, c, paths, variant):
     for rx in c.err:
         if not re.search(rx, err, re.M):
             errors.append("stderr lacks /%s/: %s" % (rx, err.strip()[:300]))
+    for rx in c.noterr:
+        if re.search(rx, err, re.M):
+            errors.append("stderr has /%s/: %s" % (rx, err.strip()[:300]))
     if c.lines is not None:
         n = len(out.splitlines())
         if n != c.lines:
@@ -582,6 +588,139 @@ def corrupt_headers(data):
     return out
 
 
+def run_outputs(rn, only):
+    """Outputs never written over an input; every readable input reported
+    when another cannot be read; '--' before file names; a trace.dat whose
+    tail is zeros refused at once."""
+    if only and "outputs" not in only:
+        return
+    src = os.path.join(rn.work, "mismatch", "trace.dat")
+    if not os.path.exists(src):
+        rn.result("outputs: no mismatch trace.dat", ["run it first"])
+        return
+    d = os.path.join(rn.work, "outputs")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    with open(src, "rb") as f:
+        data = f.read()
+    a, b = os.path.join(d, "a.dat"), os.path.join(d, "b.dat")
+    write(os.path.join(d, "empty"), b"")
+
+    def fresh():
+        write(a, data)
+        write(b, data)
+
+    def unchanged(errors, *paths):
+        for p in paths:
+            with open(p, "rb") as f:
+                if f.read() != data:
+                    errors.append("%s was written over" % p)
+
+    def one_line(errors, err, rx):
+        lines = [l for l in err.splitlines() if l.strip()]
+        if len(lines) != 1 or not re.search(rx, lines[0]):
+            errors.append("stderr is not one line /%s/: %r" % (rx, err[:400]))
+
+    # --svg is an output format as --json and --folded: no argument
+    fresh()
+    code, out, err = rn.run(["report", "--no-progress", "--svg", a, b])
+    errors = rn.sanitizer_errors(err)
+    unchanged(errors, a, b)
+    if code != 1 or not out.startswith("<?xml") or "<svg" not in out:
+        errors.append("exit %d, stdout %r, stderr %r" %
+                      (code, out[:100], err[:300]))
+    rn.result("outputs: report --svg A B reads both, the SVG on stdout",
+              errors)
+    fresh()
+    svg = os.path.join(d, "out.svg")
+    code, out, err = rn.run(["report", "--no-progress", "--svg", "-o", svg,
+                             a])
+    errors = rn.sanitizer_errors(err)
+    unchanged(errors, a)
+    if code != 1 or out or not os.path.exists(svg) or \
+            "<svg" not in open(svg).read():
+        errors.append("exit %d, stdout %r, stderr %r" %
+                      (code, out[:100], err[:300]))
+    rn.result("outputs: report --svg -o FILE", errors)
+    # -o naming an input, by its name or another path to it
+    for name, target in (("its own name", a),
+                         ("another path to it",
+                          os.path.join(d, ".", "a.dat"))):
+        fresh()
+        for fmt in ([], ["--json"], ["--folded"], ["--svg"]):
+            code, out, err = rn.run(["check", "--no-progress"] + fmt +
+                                    ["-o", target, a])
+            errors = rn.sanitizer_errors(err)
+            unchanged(errors, a)
+            if code != 2 or out:
+                errors.append("exit %d, expected 2, stdout %r" %
+                              (code, out[:100]))
+            one_line(errors, err, r"^kmapstack: -o %s: is an input, not "
+                     r"written over$" % re.escape(target))
+            rn.result("outputs: check %s-o naming the input (%s)" %
+                      (" ".join(fmt) + " " if fmt else "", name), errors)
+    # one unreadable input: the others reported, then exit 2
+    fresh()
+    empty = os.path.join(d, "empty")
+    code, out, err = rn.run(["report", "--no-progress", a, empty])
+    errors = rn.sanitizer_errors(err)
+    if code != 2 or not re.search(r"^kmapstack: 1 violation \(1 mismatch\)",
+                                  out, re.M):
+        errors.append("exit %d, stdout %r" % (code, out[-300:]))
+    one_line(errors, err, r"^kmapstack: %s: empty file$" % re.escape(empty))
+    rn.result("outputs: report GOOD EMPTY reports GOOD, then exit 2",
+              errors)
+    rjson = os.path.join(d, "r.json")
+    code, out, err = rn.run(["report", "--no-progress", "--json", "-o", rjson,
+                             empty, a])
+    errors = rn.sanitizer_errors(err)
+    try:
+        doc = json.load(open(rjson))
+        if doc["summary"]["violations"] != 1:
+            errors.append("JSON summary: %r" % doc["summary"])
+    except (OSError, ValueError, KeyError) as e:
+        errors.append("no JSON report: %s" % e)
+    if code != 2:
+        errors.append("exit %d, expected 2" % code)
+    one_line(errors, err, r"^kmapstack: %s: empty file$" % re.escape(empty))
+    rn.result("outputs: report --json -o FILE EMPTY GOOD writes the report "
+              "of GOOD, then exit 2", errors)
+    # '--': what follows are files, also when they begin with '-'
+    write(os.path.join(d, "-weird.dat"), data)
+    code, out, err = rn.run(["check", "--no-progress", "--", "-weird.dat"],
+                            cwd=d)
+    errors = rn.sanitizer_errors(err)
+    if code != 1 or "1 violation (1 mismatch)" not in out:
+        errors.append("exit %d, stdout %r, stderr %r" %
+                      (code, out[-200:], err[:300]))
+    rn.result("outputs: check -- -weird.dat reads the file", errors)
+    code, out, err = rn.run(["--no-progress", "check", "--", "-weird.dat"],
+                            cwd=d)
+    errors = rn.sanitizer_errors(err)
+    if code != 1:
+        errors.append("exit %d, stderr %r" % (code, err[:300]))
+    rn.result("outputs: an option, check, -- -weird.dat", errors)
+    # a tail of zeros (a recording never finished): refused at once
+    z = os.path.join(d, "zero-tail.dat")
+    write(z, data)
+    with open(z, "r+b") as f:
+        f.truncate(len(data) + (4 << 30))  # sparse: no disk
+    try:
+        code, out, err = rn.run(["check", "--no-progress", z], timeout=10)
+        errors = rn.sanitizer_errors(err)
+        if code != 2:
+            errors.append("exit %d, expected 2" % code)
+        one_line(errors, err, r"^kmapstack: %s: cannot read this trace\.dat "
+                 r"\(truncated or corrupt: zeros where a section should be, "
+                 r"from byte %d to its end at %d\)$" %
+                 (re.escape(z), len(data), len(data) + (4 << 30)))
+    except subprocess.TimeoutExpired:
+        errors = ["no end within 10 s"]
+    os.unlink(z)
+    rn.result("outputs: a trace.dat with 4 GiB of zeros at its end, "
+              "refused at once", errors)
+
+
 def run_bad_inputs(rn, only):
     """Inputs that must give one error line and exit 2, never a crash."""
     if only and "bad" not in only:
@@ -715,6 +854,8 @@ def run_bad_inputs(rn, only):
                                     "x"], r"bad --hold-threshold"))
     cases.append(("json and folded", ["report", "--json", "--folded", "x"],
                   r"exclude each other"))
+    cases.append(("json and svg", ["report", "--svg", "x", "--json"],
+                  r"--json, --folded and --svg exclude each other"))
     for name, args, rx in cases:
         code, out, err = rn.run(args)
         errors = rn.sanitizer_errors(err)
@@ -808,6 +949,7 @@ def main():
     run_streams(rn, only)
     run_perf_data(rn, only)
     run_record(rn, only)
+    run_outputs(rn, only)
     run_progress(rn, only)
     run_bad_inputs(rn, only)
     if rn.failures:
