@@ -36,6 +36,7 @@ struct input_info {
 	long long records; /* kmap_stack records */
 	long long bad_records; /* malformed, skipped */
 	long long lines; /* text: lines read */
+	int ts_digits; /* text: the fewest digits of a second's fraction */
 	int progress; /* show progress on stderr */
 	unsigned long long last_ts; /* of the last event */
 	char clock[32]; /* the trace clock, "" if not known (then ns) */

@@ -67,7 +67,8 @@ int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 			dup2(null, STDERR_FILENO);
 		if (!src->regular)
 			fcntl(src->fd, F_SETFD, 0);
-		execlp("perf", "perf", "script", "-i", src->path, (char *)NULL);
+		execlp("perf", "perf", "script", "--ns", "-i", src->path,
+		       (char *)NULL);
 		_exit(127);
 	}
 	close(pfd[1]);
@@ -80,16 +81,18 @@ int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 		;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 		if (file)
-			snprintf(err, errlen,
-				 "%s: a perf.data file, and perf is not "
-				 "installed here: run 'perf script -i %s | "
-				 "kmapstack check -' where it is",
-				 info->path, file);
+			snprintf(
+				err, errlen,
+				"%s: a perf.data file, and perf is not "
+				"installed here: run 'perf script --ns -i %s | "
+				"kmapstack check -' where it is",
+				info->path, file);
 		else
 			snprintf(err, errlen,
 				 "%s: a perf.data file, and perf is not "
 				 "installed here: save it to a file and run "
-				 "'perf script -i FILE | kmapstack check -' "
+				 "'perf script --ns -i FILE | kmapstack check "
+				 "-' "
 				 "where it is",
 				 info->path);
 		return -1;
@@ -98,16 +101,18 @@ int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 		int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 
 		if (file)
-			snprintf(err, errlen,
-				 "%s: 'perf script -i %s' failed (exit %d): "
-				 "run it to see why",
-				 info->path, file, code);
+			snprintf(
+				err, errlen,
+				"%s: 'perf script --ns -i %s' failed (exit %d): "
+				"run it to see why",
+				info->path, file, code);
 		else
-			snprintf(err, errlen,
-				 "%s: 'perf script' failed on it (exit %d): "
-				 "save it to a file and run 'perf script -i "
-				 "FILE' to see why",
-				 info->path, code);
+			snprintf(
+				err, errlen,
+				"%s: 'perf script --ns' failed on it (exit %d): "
+				"save it to a file and run 'perf script --ns -i "
+				"FILE' to see why",
+				info->path, code);
 		return -1;
 	}
 	return ret;

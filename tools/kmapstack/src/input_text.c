@@ -25,6 +25,8 @@ static void text_line(const char *line, size_t len, struct replay *r,
 		return;
 	switch (text_parse_line(line, len, &tl)) {
 	case TL_EVENT:
+		if (tl.ts_digits < info->ts_digits)
+			info->ts_digits = tl.ts_digits;
 		info->records++;
 		info->last_ts = tl.ev.ts;
 		replay_event(r, &tl.ev);
@@ -59,6 +61,7 @@ int input_text_buffer(const char *buf, size_t len, struct replay *r,
 	const char *p = buf, *end = buf + len;
 
 	info->kind = INPUT_TEXT;
+	info->ts_digits = 9;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *e = nl ? nl : end;
@@ -133,9 +136,25 @@ int input_text(struct input_src *src, struct replay *r, struct input_info *info,
 	       char *err, size_t errlen)
 {
 	info->kind = INPUT_TEXT;
+	info->ts_digits = 9;
 	if (text_lines(src, r, info)) {
 		snprintf(err, errlen, "%s: %s", info->path, strerror(errno));
 		return -1;
 	}
-	return text_done(info->path, info, err, errlen);
+	if (text_done(info->path, info, err, errlen))
+		return -1;
+	/* the times are printed in ns: say when they are rounded */
+	if (info->ts_digits == 6)
+		fprintf(stderr,
+			"kmapstack: warning: %s: its timestamps are in whole "
+			"microseconds (6 decimals): the times printed in ns are "
+			"rounded to microseconds; trace-cmd report -t or perf "
+			"script --ns print ns\n",
+			info->path);
+	else if (info->ts_digits < 9)
+		fprintf(stderr,
+			"kmapstack: warning: %s: its timestamps have %d "
+			"decimals: the times printed in ns are rounded\n",
+			info->path, info->ts_digits);
+	return 0;
 }

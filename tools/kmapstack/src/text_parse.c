@@ -198,14 +198,15 @@ static int parse_lost(const char *p, const char *end, struct text_line *out)
 	return TL_OTHER;
 }
 
-/* seconds.fraction (or plain ns) to ns */
-static int parse_ts(struct span s, unsigned long long *ns)
+/* seconds.fraction (or plain ns) to ns; *digits: of the fraction */
+static int parse_ts(struct span s, unsigned long long *ns, int *digits)
 {
 	const char *dot = memchr(s.p, '.', s.n);
 	struct span a, b;
 	unsigned long long sec, frac = 0;
-	size_t digits;
+	size_t n;
 
+	*digits = 9;
 	if (!dot)
 		return parse_ull(s, ns);
 	a.p = s.p;
@@ -214,11 +215,12 @@ static int parse_ts(struct span s, unsigned long long *ns)
 	b.n = s.n - a.n - 1;
 	if (!parse_ull(a, &sec) || sec > 18000000000ULL)
 		return 0;
-	digits = b.n > 9 ? 9 : b.n;
-	b.n = digits;
-	if (digits && !parse_ull(b, &frac))
+	n = b.n > 9 ? 9 : b.n;
+	b.n = n;
+	*digits = (int)n;
+	if (n && !parse_ull(b, &frac))
 		return 0;
-	for (size_t i = digits; i < 9; i++)
+	for (size_t i = n; i < 9; i++)
 		frac *= 10;
 	*ns = sec * 1000000000ULL + frac;
 	return 1;
@@ -465,7 +467,8 @@ int text_parse_line(const char *line, size_t len, struct text_line *out)
 		tsp--;
 	ts.p = tsp;
 	ts.n = (size_t)(tag - tsp);
-	if (!parse_ts(ts, &out->ev.ts) || !parse_header(line, tsp, out))
+	if (!parse_ts(ts, &out->ev.ts, &out->ts_digits) ||
+	    !parse_header(line, tsp, out))
 		return TL_BAD;
 	out->ev.type = type;
 	out->ev.comm = out->comm;

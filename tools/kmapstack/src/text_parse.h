@@ -25,6 +25,7 @@ struct text_line {
 	char comm[17];
 	int lost_cpu; /* TL_LOST */
 	long long lost; /* TL_LOST, -1 unknown */
+	int ts_digits; /* TL_EVENT: the digits of the second's fraction */
 };
 
 /* line need not be NUL-terminated */

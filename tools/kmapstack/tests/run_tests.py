@@ -454,10 +454,10 @@ def run_progress(rn, only):
 
 
 FAKE_PERF = """#!/bin/sh
-# a stand-in for perf script -i FILE: the text of a scenario
-[ "$1" = script ] && [ "$2" = -i ] || exit 3
+# a stand-in for perf script --ns -i FILE: the text of a scenario
+[ "$1" = script ] && [ "$2" = --ns ] && [ "$3" = -i ] || exit 3
 [ -z "$FAKE_PERF_FAIL" ] || exit 4
-head -c 8 "$3" | grep -q PERFILE2 || exit 5
+head -c 8 "$4" | grep -q PERFILE2 || exit 5
 exec cat "$FAKE_PERF_TEXT"
 """
 
@@ -495,27 +495,28 @@ def run_perf_data(rn, only):
          r"1 violation \(1 mismatch\)", None),
         ("no perf installed", "file", no_perf, 2, None,
          r"^kmapstack: %s: a perf.data file, and perf is not installed "
-         r"here: run 'perf script -i %s \| kmapstack check -' where it "
-         r"is$" % (re.escape(dat), re.escape(dat))),
+         r"here: run 'perf script --ns -i %s \| kmapstack check -' where "
+         r"it is$" % (re.escape(dat), re.escape(dat))),
         ("redirected to '-', no perf installed", "redirect", no_perf, 2,
          None,
          r"^kmapstack: <stdin>: a perf.data file, and perf is not "
-         r"installed here: run 'perf script -i %s \| kmapstack check -' "
-         r"where it is$" % re.escape(dat)),
+         r"installed here: run 'perf script --ns -i %s \| kmapstack check "
+         r"-' where it is$" % re.escape(dat)),
         ("on a pipe, no perf installed", "pipe", no_perf, 2, None,
          r"^kmapstack: <stdin>: a perf.data file, and perf is not "
-         r"installed here: save it to a file and run 'perf script -i "
+         r"installed here: save it to a file and run 'perf script --ns -i "
          r"FILE \| kmapstack check -' where it is$"),
         ("perf script fails", "file", failing, 2, None,
-         r"^kmapstack: %s: 'perf script -i %s' failed \(exit 4\): run "
-         r"it to see why$" % (re.escape(dat), re.escape(dat))),
+         r"^kmapstack: %s: 'perf script --ns -i %s' failed \(exit 4\): "
+         r"run it to see why$" % (re.escape(dat), re.escape(dat))),
         ("redirected to '-', perf script fails", "redirect", failing, 2,
          None,
-         r"^kmapstack: <stdin>: 'perf script -i %s' failed \(exit 4\): "
-         r"run it to see why$" % re.escape(dat)),
+         r"^kmapstack: <stdin>: 'perf script --ns -i %s' failed \(exit "
+         r"4\): run it to see why$" % re.escape(dat)),
         ("on a pipe, perf script fails", "pipe", failing, 2, None,
-         r"^kmapstack: <stdin>: 'perf script' failed on it \(exit 4\): "
-         r"save it to a file and run 'perf script -i FILE' to see why$"),
+         r"^kmapstack: <stdin>: 'perf script --ns' failed on it \(exit 4\): "
+         r"save it to a file and run 'perf script --ns -i FILE' to see "
+         r"why$"),
     ]
     with open(dat, "rb") as f:
         data = f.read()
