@@ -72,6 +72,7 @@ struct findings {
 	long long kind_differs;
 	long long depth_mismatches;
 	long long suppressed; /* would-be findings on unsynchronised stacks */
+	long long held_mappings; /* in the held_at_end findings, all of them */
 	struct finding scratch;
 };
 

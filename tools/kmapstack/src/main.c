@@ -414,21 +414,26 @@ static void memstat(void)
  */
 static int gaps_warning(const struct findings *f, int fail)
 {
-	long long held = findings_held(f);
+	long long held = findings_held(f), n = f->held_mappings;
 
 	if (!f->total_gaps && !held)
 		return 0;
 	fprintf(stderr, "kmapstack: %s: the trace is incomplete:",
 		fail ? "error" : "warning");
 	if (f->total_gaps)
-		fprintf(stderr, " events lost %lld times (%lld events%s)",
-			f->total_gaps, f->lost_events,
+		fprintf(stderr, " events lost %lld time%s (%lld event%s%s)",
+			f->total_gaps, f->total_gaps == 1 ? "" : "s",
+			f->lost_events, f->lost_events == 1 ? "" : "s",
 			f->lost_unknown ? " and more" : "");
 	if (f->total_gaps && held)
 		fputc(';', stderr);
 	if (held)
-		fprintf(stderr, " %lld mappings still held at the end", held);
-	fprintf(stderr, "%s\n", fail ? "" : " (--fail-on-gaps: exit 1)");
+		fprintf(stderr,
+			" %lld mapping%s still held at the end (on %lld "
+			"stack%s)",
+			n, n == 1 ? "" : "s", held, held == 1 ? "" : "s");
+	fprintf(stderr, "%s\n",
+		fail ? "" : "; --fail-on-gaps makes this an error");
 	return fail;
 }
 
@@ -537,6 +542,7 @@ int main(int argc, char **argv)
 	rc.inputs = inputs;
 	rc.ninputs = ninputs;
 	rc.mode = cmd.mode;
+	rc.filtered = cmd.filter.active;
 	if (cmd.json)
 		report_json(out, &rc);
 	else if (cmd.svg)

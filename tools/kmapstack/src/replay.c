@@ -943,6 +943,7 @@ static void held_at_end(struct replay *r, struct task *t, struct cpu *c,
 	x->map_caller = s->e[top].site;
 	x->depth = s->n;
 	x->nleaked = stack_real_entries(s);
+	r->f->held_mappings += x->nleaked;
 	(void)c;
 	for (int i = s->n - 1; i >= 0; i--) {
 		struct frame fr;

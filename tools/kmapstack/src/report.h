@@ -23,6 +23,7 @@ struct report_ctx {
 	struct input_info *inputs;
 	int ninputs;
 	int mode;
+	int filtered; /* --pid, --comm, --cpu, --since or --until given */
 };
 
 void report_text(FILE *out, struct report_ctx *rc);

@@ -135,9 +135,9 @@ static void violations(FILE *out, struct report_ctx *rc, int held)
 	}
 	if (f->dropped && !held)
 		fprintf(out,
-			"\n... and %lld more findings not shown "
+			"\n... and %lld more finding%s not shown "
 			"(--max-violations)\n",
-			f->dropped);
+			f->dropped, f->dropped == 1 ? "" : "s");
 }
 
 static void gaps(FILE *out, struct report_ctx *rc)
@@ -165,8 +165,8 @@ static void gaps(FILE *out, struct report_ctx *rc)
 	if (f->total_gaps > f->ngaps)
 		fprintf(out, "  ... %lld more gaps\n",
 			f->total_gaps - f->ngaps);
-	fprintf(out, "  %lld findings suppressed on unsynchronised stacks\n",
-		f->suppressed);
+	fprintf(out, "  %lld finding%s suppressed on unsynchronised stacks\n",
+		f->suppressed, f->suppressed == 1 ? "" : "s");
 }
 
 static void cross(FILE *out, struct report_ctx *rc)
@@ -269,7 +269,8 @@ static void summary(FILE *out, struct report_ctx *rc)
 {
 	struct findings *f = rc->f;
 	long long v = findings_violations(f, rc->o->strict);
-	long long held = findings_held(f);
+	long long held = findings_held(f), read = 0;
+	long long dis = f->kernel_only + f->replay_only + f->kind_differs;
 	int first = 1;
 
 	fprintf(out, "\nkmapstack: ");
@@ -288,6 +289,12 @@ static void summary(FILE *out, struct report_ctx *rc)
 		fprintf(out, ")");
 	}
 	fprintf(out, " in %lld events", rc->st->events);
+	for (int i = 0; i < rc->ninputs; i++)
+		read += rc->inputs[i].records;
+	/* the header counts the events read, this those analysed */
+	if (rc->filtered)
+		fprintf(out, " (%lld read, %lld filtered out)", read,
+			read - rc->st->events);
 	if (rc->ninputs > 1)
 		fprintf(out, " from %d inputs", rc->ninputs);
 	if (held && !rc->o->strict)
@@ -298,9 +305,9 @@ static void summary(FILE *out, struct report_ctx *rc)
 		if (f->lost_events)
 			fprintf(out, ", %lld events lost", f->lost_events);
 	}
-	if (f->kernel_only + f->replay_only + f->kind_differs)
-		fprintf(out, "; %lld disagreements with the kernel",
-			f->kernel_only + f->replay_only + f->kind_differs);
+	if (dis)
+		fprintf(out, "; %lld disagreement%s with the kernel", dis,
+			dis == 1 ? "" : "s");
 	fprintf(out, "\n");
 }
 
