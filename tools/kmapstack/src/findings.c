@@ -10,6 +10,51 @@ void findings_init(struct findings *f, int max)
 {
 	memset(f, 0, sizeof(*f));
 	f->max = max;
+	htab_init(&f->dropped_of);
+}
+
+uint64_t findings_group_of(const struct finding *x)
+{
+	/* kinds below 32, the input's index and the sites in their bits */
+	return (uint64_t)x->kind << 58 | (uint64_t)(x->file & 0x3ff) << 48 |
+	       (uint64_t)((x->map_caller + 1) & 0xffffff) << 24 |
+	       (uint64_t)((x->caller + 1) & 0xffffff);
+}
+
+/* the finding in the scratch, not kept, counted in its group */
+void findings_end(struct findings *f)
+{
+	uint64_t key = findings_group_of(&f->scratch);
+	int i;
+
+	if (!f->scratch_live)
+		return;
+	f->scratch_live = 0;
+	i = htab_get(&f->dropped_of, key);
+	if (i < 0) {
+		i = f->ndropped_keys++;
+		f->dropped_key = xgrow(f->dropped_key, &f->cap_dropped, i + 1,
+				       sizeof(*f->dropped_key));
+		f->dropped_n =
+			xrealloc(f->dropped_n, sizeof(*f->dropped_n) *
+						       (size_t)f->cap_dropped);
+		f->dropped_key[i] = key;
+		f->dropped_n[i] = 0;
+		htab_add(&f->dropped_of, key, i);
+	}
+	f->dropped_n[i]++;
+}
+
+long long findings_dropped_like(const struct findings *f, uint64_t key)
+{
+	int i = htab_get(&f->dropped_of, key);
+
+	return i < 0 ? 0 : f->dropped_n[i];
+}
+
+int findings_shown(const struct findings *f, int kind)
+{
+	return !f->kinds || (f->kinds & (1u << kind));
 }
 
 int findings_add(struct findings *f, int kind)
@@ -19,6 +64,8 @@ int findings_add(struct findings *f, int kind)
 	f->total[kind]++;
 	if (f->n >= f->max) {
 		f->dropped++;
+		findings_end(f);
+		f->scratch_live = 1;
 		free(f->scratch.frames);
 		memset(&f->scratch, 0, sizeof(f->scratch));
 		f->scratch.kind = kind;
@@ -71,7 +118,7 @@ long long findings_violations(const struct findings *f, int strict)
 	long long n = 0;
 
 	for (int k = 1; k < KMS_KIND_NR; k++)
-		if (k != KMS_HELD_AT_END || strict)
+		if ((k != KMS_HELD_AT_END || strict) && findings_shown(f, k))
 			n += f->total[k];
 	return n;
 }
@@ -88,5 +135,8 @@ void findings_free(struct findings *f)
 	free(f->v);
 	free(f->gaps);
 	free(f->scratch.frames);
+	free(f->dropped_key);
+	free(f->dropped_n);
+	htab_free(&f->dropped_of);
 	memset(f, 0, sizeof(*f));
 }

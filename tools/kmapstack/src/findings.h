@@ -7,6 +7,7 @@
 #ifndef KMS_FINDINGS_H
 #define KMS_FINDINGS_H
 
+#include "htab.h"
 #include "kms.h"
 
 #define FS_REPLAY 1
@@ -73,7 +74,14 @@ struct findings {
 	long long depth_mismatches;
 	long long suppressed; /* would-be findings on unsynchronised stacks */
 	long long held_mappings; /* in the held_at_end findings, all of them */
+	unsigned int kinds; /* --kind: a bit per kind shown, 0: all */
 	struct finding scratch;
+	int scratch_live; /* the scratch holds a finding not kept */
+	/* the findings not kept by their group (findings_group_of()) */
+	struct htab dropped_of; /* key -> index in dropped_key, dropped_n */
+	uint64_t *dropped_key;
+	long long *dropped_n;
+	int ndropped_keys, cap_dropped;
 };
 
 void findings_init(struct findings *f, int max);
@@ -85,6 +93,16 @@ struct gap *findings_add_gap(struct findings *f);
 /* violations that make the exit status 1 */
 long long findings_violations(const struct findings *f, int strict);
 long long findings_held(const struct findings *f);
+/* a kind the report shows (--kind) */
+int findings_shown(const struct findings *f, int kind);
+/*
+ * The group of a finding: its kind, map site and unmap site in one input,
+ * as the kernel reports each pair once. findings_end() before findings_dropped_like().
+ */
+uint64_t findings_group_of(const struct finding *x);
+void findings_end(struct findings *f);
+/* the findings not kept of the group key */
+long long findings_dropped_like(const struct findings *f, uint64_t key);
 void findings_free(struct findings *f);
 
 #endif

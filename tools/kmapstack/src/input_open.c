@@ -137,6 +137,8 @@ fail:
 int input_open(const char *path, const struct input_info *info,
 	       struct input_src *src, char *err, size_t errlen)
 {
+	/* in messages: as the other messages name it ('<stdin>') */
+	const char *name = info->path ? info->path : path;
 	struct stat st;
 	ssize_t n;
 
@@ -144,11 +146,11 @@ int input_open(const char *path, const struct input_info *info,
 	src->fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) :
 				      STDIN_FILENO;
 	if (src->fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: %s", name, strerror(errno));
 		return -1;
 	}
 	if (fstat(src->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "%s: is a directory", path);
+		snprintf(err, errlen, "%s: is a directory", name);
 		goto fail;
 	}
 	src->regular = S_ISREG(st.st_mode);
@@ -159,7 +161,7 @@ int input_open(const char *path, const struct input_info *info,
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			snprintf(err, errlen, "%s: %s", name, strerror(errno));
 			goto fail;
 		}
 		if (n == 0)
@@ -169,7 +171,7 @@ int input_open(const char *path, const struct input_info *info,
 			break;
 	}
 	if (!src->nhead) {
-		snprintf(err, errlen, "%s: empty file", path);
+		snprintf(err, errlen, "%s: empty file", name);
 		goto fail;
 	}
 	src->kind = kind_of(src->head, src->nhead);
@@ -177,7 +179,7 @@ int input_open(const char *path, const struct input_info *info,
 		snprintf(err, errlen,
 			 "%s: not a trace.dat file nor trace text "
 			 "(unknown format)",
-			 path);
+			 name);
 		goto fail;
 	}
 	src->size = src->regular ? (unsigned long long)st.st_size : src->nhead;
@@ -191,10 +193,10 @@ int input_open(const char *path, const struct input_info *info,
 	else
 		snprintf(src->path, sizeof(src->path), "%s", path);
 	if (src->kind != INPUT_TEXT && !src->regular &&
-	    spool(src, info, path, err, errlen))
+	    spool(src, info, name, err, errlen))
 		goto fail;
 	if (src->kind == INPUT_TRACEDAT &&
-	    check_tracedat(src, path, err, errlen))
+	    check_tracedat(src, name, err, errlen))
 		goto fail;
 	return 0;
 fail:

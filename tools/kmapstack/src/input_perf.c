@@ -36,12 +36,37 @@ static const char *perf_file(const struct input_src *src,
 	return buf;
 }
 
+/* what perf wrote on its stderr, its lines joined: 1, or 0 if nothing */
+static int perf_says(FILE *errs, char *buf, size_t len)
+{
+	char line[256];
+	size_t n = 0;
+
+	buf[0] = 0;
+	if (!errs)
+		return 0;
+	rewind(errs);
+	while (fgets(line, sizeof(line), errs) && n + 1 < len) {
+		char *p = line, *e = line + strcspn(line, "\r\n");
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (p == e)
+			continue;
+		*e = 0;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? " " : "",
+				      p);
+	}
+	return n > 0;
+}
+
 int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 	       char *err, size_t errlen)
 {
 	struct input_src text;
 	int pfd[2], status, ret;
-	char buf[4096];
+	char buf[4096], why[512];
+	FILE *errs;
 	const char *file = perf_file(src, info, buf, sizeof(buf));
 	pid_t pid;
 
@@ -50,6 +75,8 @@ int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 			 strerror(errno));
 		return -1;
 	}
+	/* perf's own messages, for the error when it fails */
+	errs = tmpfile();
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -60,11 +87,9 @@ int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 		return -1;
 	}
 	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
 		dup2(pfd[1], STDOUT_FILENO);
-		if (null >= 0)
-			dup2(null, STDERR_FILENO);
+		if (errs)
+			dup2(fileno(errs), STDERR_FILENO);
 		if (!src->regular)
 			fcntl(src->fd, F_SETFD, 0);
 		execlp("perf", "perf", "script", "--ns", "-i", src->path,
@@ -81,39 +106,40 @@ int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 		;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 		if (file)
-			snprintf(
-				err, errlen,
-				"%s: a perf.data file, and perf is not "
-				"installed here: run 'perf script --ns -i %s | "
-				"kmapstack check -' where it is",
-				info->path, file);
+			snprintf(err, errlen,
+				 "%s: a perf.data file, and perf is not "
+				 "installed here: run 'perf script --ns -i %s "
+				 "| kmapstack check -' where it is",
+				 info->path, file);
 		else
 			snprintf(err, errlen,
 				 "%s: a perf.data file, and perf is not "
 				 "installed here: save it to a file and run "
 				 "'perf script --ns -i FILE | kmapstack check "
-				 "-' "
-				 "where it is",
+				 "-' where it is",
 				 info->path);
-		return -1;
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		ret = -1;
+	} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 
+		if (!perf_says(errs, why, sizeof(why)))
+			snprintf(why, sizeof(why), "%s",
+				 file ? "run it to see why" :
+					"save it to a file and run 'perf "
+					"script --ns -i FILE' to see why");
 		if (file)
-			snprintf(
-				err, errlen,
-				"%s: 'perf script --ns -i %s' failed (exit %d): "
-				"run it to see why",
-				info->path, file, code);
+			snprintf(err, errlen,
+				 "%s: 'perf script --ns -i %s' failed (exit "
+				 "%d): %s",
+				 info->path, file, code, why);
 		else
-			snprintf(
-				err, errlen,
-				"%s: 'perf script --ns' failed on it (exit %d): "
-				"save it to a file and run 'perf script --ns -i "
-				"FILE' to see why",
-				info->path, code);
-		return -1;
+			snprintf(err, errlen,
+				 "%s: 'perf script --ns' failed on it (exit "
+				 "%d): %s",
+				 info->path, code, why);
+		ret = -1;
 	}
+	if (errs)
+		fclose(errs);
 	return ret;
 }

@@ -27,53 +27,10 @@
 #include "replay.h"
 #include "report.h"
 #include "stats.h"
+#include "usage.h"
 
 #define EXIT_VIOLATIONS 1
 #define EXIT_USAGE 2
-
-static const char usage_text[] =
-	"usage: kmapstack report [options] FILE...  violations, cross-check, statistics\n"
-	"       kmapstack check  [options] FILE...  quiet unless violations\n"
-	"       kmapstack stats  [options] FILE...  statistics\n"
-	"       kmapstack live   [options]          trace this machine, report at the end\n"
-	"       kmapstack record [trace-cmd record options] -- CMD\n"
-	"                                           record CMD's events, then check\n"
-	"Options go before or after the command.\n"
-	"\n"
-	"FILE is a trace.dat (trace-cmd record -e kmap_stack), a perf.data (perf\n"
-	"record -e 'kmap_stack:*'; read through perf script), or the text of\n"
-	"trace-cmd report, perf script or /sys/kernel/tracing/trace ('-' reads\n"
-	"stdin). Several files are analysed one after the other, each with its\n"
-	"own stacks; the findings and statistics are added up.\n"
-	"\n"
-	"options:\n"
-	"  --json              JSON output (docs/kmapstack-json.md)\n"
-	"  --folded            folded stacks for flame graphs: outer;inner count\n"
-	"  --svg               SVG output: depth over time and hold times\n"
-	"  -o, --output FILE   write the output to FILE\n"
-	"  --pid LIST          only the events of these tasks (1234,1235)\n"
-	"  --comm LIST         only the events of tasks of these names (bash,dd)\n"
-	"  --cpu LIST          only the events of these CPUs (0,2-3)\n"
-	"  --since T, --until T  only the events from / up to trace time T\n"
-	"                      (12.5, 12500ms: a bare number is seconds)\n"
-	"  --kallsyms FILE     a /proc/kallsyms saved after the recording: names\n"
-	"                      the functions of modules loaded during it\n"
-	"  --hold-threshold T  list the holds of T or more (1ms, 250us, 10s;\n"
-	"                      a bare number is in the trace clock's unit, ns)\n"
-	"  --fail-on-gaps      check: lost events or mappings held at the end\n"
-	"                      make the exit status 1 (else a warning)\n"
-	"  --top N             longest holds to list (default 10)\n"
-	"  --max-violations N  findings to show in detail (default 1000)\n"
-	"  --strict            mappings held at the end of the trace are violations\n"
-	"  --no-progress       no progress indicator on stderr\n"
-	"  --duration T        live: stop after T (10, 10s, 500ms; default: at\n"
-	"                      Ctrl-C or SIGTERM)\n"
-	"  --buffer-size KB    live: the ring buffer of each CPU (trace-cmd -b)\n"
-	"  --tracefs DIR       live: the tracefs mount point\n"
-	"  -h, --help          this text\n"
-	"  --version           the version\n"
-	"\n"
-	"exit status: 0 clean, 1 violations found, 2 usage or input error\n";
 
 enum {
 	OPT_JSON = 256,
@@ -86,7 +43,6 @@ enum {
 	OPT_NOPROGRESS,
 	OPT_DURATION,
 	OPT_TRACEFS,
-	OPT_VERSION,
 	OPT_FAIL_GAPS,
 	OPT_PID,
 	OPT_COMM,
@@ -95,6 +51,7 @@ enum {
 	OPT_UNTIL,
 	OPT_KALLSYMS,
 	OPT_BUFSIZE,
+	OPT_KIND,
 };
 
 static const struct option long_opts[] = {
@@ -110,7 +67,7 @@ static const struct option long_opts[] = {
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "tracefs", required_argument, NULL, OPT_TRACEFS },
 	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "version", no_argument, NULL, 'V' },
 	{ "fail-on-gaps", no_argument, NULL, OPT_FAIL_GAPS },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "comm", required_argument, NULL, OPT_COMM },
@@ -119,6 +76,7 @@ static const struct option long_opts[] = {
 	{ "until", required_argument, NULL, OPT_UNTIL },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "buffer-size", required_argument, NULL, OPT_BUFSIZE },
+	{ "kind", required_argument, NULL, OPT_KIND },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -144,7 +102,9 @@ static int parse_count(const char *s, long long max, long long *v)
 }
 
 struct cmd {
+	unsigned int kinds; /* --kind: a bit per kind */
 	int mode;
+	int help; /* -h: the help of the command, then exit 0 */
 	int fail_on_gaps;
 	int live;
 	int json, folded, svg;
@@ -158,6 +118,39 @@ struct cmd {
 	struct kms_filter filter;
 };
 
+/* --kind mismatch,unknown: a bit per kind, added to *kinds */
+static int parse_kinds(const char *s, unsigned int *kinds)
+{
+	char name[64];
+
+	while (*s) {
+		size_t n = strcspn(s, ",");
+		int k;
+
+		snprintf(name, sizeof(name), "%.*s", (int)n, s);
+		k = n < sizeof(name) ? kms_kind_from_name(name) : 0;
+		if (!k)
+			return -1;
+		*kinds |= 1u << k;
+		s += n;
+		if (*s && !*++s)
+			return -1;
+	}
+	return 0;
+}
+
+static int kinds_error(const char *arg)
+{
+	char msg[512] = "bad --kind (kinds: ";
+	size_t n = strlen(msg);
+
+	for (int k = 1; k < KMS_KIND_NR; k++)
+		n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%s%s",
+				      kms_kind_name(k),
+				      k + 1 < KMS_KIND_NR ? "," : ")");
+	return usage_error(msg, arg);
+}
+
 /* the options from optind on; GNU getopt moves the other words after them */
 static int parse_opts(int argc, char **argv, struct cmd *cmd, int *top_set)
 {
@@ -165,7 +158,7 @@ static int parse_opts(int argc, char **argv, struct cmd *cmd, int *top_set)
 	long long v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "o:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:hV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_JSON:
 			cmd->json = 1;
@@ -261,13 +254,17 @@ static int parse_opts(int argc, char **argv, struct cmd *cmd, int *top_set)
 				cmd->filter.until = ns;
 			}
 			break;
+		case OPT_KIND:
+			if (parse_kinds(optarg, &cmd->kinds))
+				return kinds_error(optarg);
+			break;
 		case OPT_KALLSYMS:
 			cmd->kallsyms = optarg;
 			break;
 		case 'h':
-			fputs(usage_text, stdout);
-			exit(0);
-		case OPT_VERSION:
+			cmd->help = 1;
+			break;
+		case 'V':
 			printf("kmapstack %s\n", KMS_VERSION);
 			exit(0);
 		default:
@@ -339,6 +336,23 @@ static int parse_args(int argc, char **argv, struct cmd *cmd)
 	argv[0] = argv0;
 	if (ret)
 		return ret;
+	/* kmapstack help [COMMAND], kmapstack [COMMAND] --help */
+	if (sub && !strcmp(sub, "help")) {
+		cmd->help = 1;
+		sub = cmd->nfiles ? cmd->files[0] : NULL;
+	}
+	if (cmd->help) {
+		if (sub && usage_command(sub) < 0)
+			return usage_error("unknown command", sub);
+		/* record's own help: kmapstack record --help */
+		if (sub && !strcmp(sub, "record")) {
+			char *argv_help[] = { "kmapstack", "record", "--help" };
+
+			return kms_record_main(3, argv_help) ? EXIT_USAGE : -1;
+		}
+		usage_print(stdout, sub ? usage_command(sub) : -1);
+		return -1;
+	}
 	if (!sub)
 		return usage_error("no command", NULL);
 	if (!strcmp(sub, "report"))
@@ -480,7 +494,7 @@ int main(int argc, char **argv)
 	if (ret) {
 		filter_free(&cmd.filter);
 		free(cmd.rest);
-		return ret;
+		return ret < 0 ? 0 : ret;
 	}
 	if (cmd.kallsyms && ksyms_load(cmd.kallsyms, err, sizeof(err))) {
 		fprintf(stderr, "kmapstack: --kallsyms: %s\n", err);
@@ -494,6 +508,7 @@ int main(int argc, char **argv)
 		   cmd.o.have_threshold ? cmd.o.hold_threshold : 0);
 	st.paths = cmd.o.paths;
 	findings_init(&f, cmd.o.max_findings);
+	f.kinds = cmd.kinds;
 	for (int i = 0; i < ninputs; i++) {
 		struct replay *r = replay_new(&st, &f, i);
 
@@ -536,6 +551,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	findings_end(&f);
 	rc.o = &cmd.o;
 	rc.st = &st;
 	rc.f = &f;

@@ -196,7 +196,7 @@ void report_json(FILE *out, struct report_ctx *rc)
 		f->lost_events, f->lost_unknown);
 	first = 1;
 	for (int k = 1; k < KMS_KIND_NR; k++) {
-		if (!f->total[k])
+		if (!f->total[k] || !findings_shown(f, k))
 			continue;
 		fprintf(out, "%s\"%s\": %lld", first ? "" : ", ",
 			kms_kind_name(k), f->total[k]);
@@ -212,7 +212,8 @@ void report_json(FILE *out, struct report_ctx *rc)
 	fprintf(out, "\"violations\": [");
 	first = 1;
 	for (int i = 0; i < f->n; i++) {
-		if (f->v[i].kind == KMS_HELD_AT_END)
+		if (f->v[i].kind == KMS_HELD_AT_END ||
+		    !findings_shown(f, f->v[i].kind))
 			continue;
 		fprintf(out, "%s\n  ", first ? "" : ",");
 		jfinding(out, &f->v[i], rc->o->strict);
@@ -221,7 +222,8 @@ void report_json(FILE *out, struct report_ctx *rc)
 	fprintf(out, "],\n\"held_at_end\": [");
 	first = 1;
 	for (int i = 0; i < f->n; i++) {
-		if (f->v[i].kind != KMS_HELD_AT_END)
+		if (f->v[i].kind != KMS_HELD_AT_END ||
+		    !findings_shown(f, f->v[i].kind))
 			continue;
 		fprintf(out, "%s\n  ", first ? "" : ",");
 		jfinding(out, &f->v[i], rc->o->strict);

@@ -5,6 +5,7 @@
 
 #include "report.h"
 #include "sites.h"
+#include "xalloc.h"
 
 #define RULE "============================================================"
 #define THIN "------------------------------------------------------------"
@@ -33,8 +34,26 @@ static void who(FILE *out, const struct finding *x)
 	fprintf(out, "%s/%d", x->comm[0] ? x->comm : "<...>", x->pid);
 }
 
+/* the widest of a name and the names of sites (n of them) */
+static int width(const char *name, const int *site, int n, size_t stride)
+{
+	int w = (int)strlen(name);
+
+	for (int i = 0; i < n; i++) {
+		int s = *(const int *)((const char *)site + stride * (size_t)i);
+		int len = (int)strlen(sites_name(s));
+
+		w = len > w ? len : w;
+	}
+	return w;
+}
+
 static void frames(FILE *out, const struct finding *x)
 {
+	int w = x->nframes ? width("[unknown]", &x->frames[0].site, x->nframes,
+				   sizeof(x->frames[0])) :
+			     0;
+
 	if (!x->nframes) {
 		fprintf(out, "stack at that moment: empty\n");
 		return;
@@ -45,15 +64,14 @@ static void frames(FILE *out, const struct finding *x)
 		const struct frame *fr = &x->frames[i];
 
 		if (fr->placeholder) {
-			fprintf(out,
-				"  #%d: %-32s %-18s %-7s (lost events)%s\n",
-				x->nframes - 1 - i, "[unknown]", "?",
+			fprintf(out, "  #%d: %-*s %-18s %-7s (lost events)%s\n",
+				x->nframes - 1 - i, w, "[unknown]", "?",
 				kms_ctx_name(fr->ctx),
 				fr->marked ? "  <- this one" : "");
 			continue;
 		}
-		fprintf(out, "  #%d: %-32s 0x%-16llx %-7s mapped at ",
-			x->nframes - 1 - i, sites_name(fr->site), fr->addr,
+		fprintf(out, "  #%d: %-*s 0x%-16llx %-7s mapped at ",
+			x->nframes - 1 - i, w, sites_name(fr->site), fr->addr,
 			kms_ctx_name(fr->ctx));
 		ts(out, fr->ts);
 		if (fr->flags & KMS_F_ATOMIC)
@@ -123,21 +141,54 @@ static void finding(FILE *out, struct report_ctx *rc, const struct finding *x)
 		fprintf(out, "note: %s\n", x->note);
 }
 
+/*
+ * The findings shown, each group (kind, map site, unmap site) once: its
+ * first finding in full, with the count of the others
+ */
 static void violations(FILE *out, struct report_ctx *rc, int held)
 {
 	struct findings *f = rc->f;
+	struct htab first; /* group -> its first finding */
+	long long *more = xcalloc((size_t)f->n + 1, sizeof(*more)), hidden = 0;
 
+	htab_init(&first);
+	for (int i = 0; i < f->n; i++) {
+		uint64_t key = findings_group_of(&f->v[i]);
+		int j = htab_get(&first, key);
+
+		if (j >= 0) {
+			more[j]++;
+			more[i] = -1;
+		} else {
+			htab_add(&first, key, i);
+			more[i] += findings_dropped_like(f, key);
+		}
+	}
 	for (int i = 0; i < f->n; i++) {
 		const struct finding *x = &f->v[i];
 
-		if ((x->kind == KMS_HELD_AT_END) == held)
-			finding(out, rc, x);
+		if ((x->kind == KMS_HELD_AT_END) != held || more[i] < 0 ||
+		    !findings_shown(f, x->kind))
+			continue;
+		finding(out, rc, x);
+		if (more[i])
+			fprintf(out,
+				"repeated: %lld more time%s with the same kind, "
+				"map site and unmap site (the first is shown)\n",
+				more[i], more[i] == 1 ? "" : "s");
 	}
-	if (f->dropped && !held)
+	/* the findings not kept of no group shown */
+	for (int k = 0; k < f->ndropped_keys && !held; k++)
+		if (findings_shown(f, (int)(f->dropped_key[k] >> 58)) &&
+		    htab_get(&first, f->dropped_key[k]) < 0)
+			hidden += f->dropped_n[k];
+	if (hidden)
 		fprintf(out,
 			"\n... and %lld more finding%s not shown "
 			"(--max-violations)\n",
-			f->dropped, f->dropped == 1 ? "" : "s");
+			hidden, hidden == 1 ? "" : "s");
+	htab_free(&first);
+	free(more);
 }
 
 static void gaps(FILE *out, struct report_ctx *rc)
@@ -211,27 +262,30 @@ static void statistics(FILE *out, struct report_ctx *rc)
 	struct stats *st = rc->st;
 	const struct hold_rec *lh;
 	const char *unit = report_time_unit(rc);
-	int n, *order = report_sorted_sites(st, &n);
+	int n, *order = report_sorted_sites(st, &n), w, wm, wu;
 
+	w = width("site", order, n, sizeof(int));
 	fprintf(out,
 		"\nCall sites (%d), by number of maps; hold times in %s:\n", n,
 		unit);
-	fprintf(out, "  %-40s %9s %9s %5s %10s %10s %10s %10s\n", "site",
+	fprintf(out, "  %-*s %9s %9s %5s %10s %10s %10s %10s\n", w, "site",
 		"maps", "atomic", "depth", "min", "median", "p99", "max");
 	for (int i = 0; i < n; i++) {
 		const struct site_stats *s = &st->sites[order[i]];
 
-		fprintf(out, "  %-40s %9lld %9lld %5d ", sites_name(order[i]),
+		fprintf(out, "  %-*s %9lld %9lld %5d ", w, sites_name(order[i]),
 			s->maps, s->atomic, s->max_depth);
 		hold_cell(out, &s->hold);
 		fprintf(out, "\n");
 	}
 	free(order);
-	fprintf(out, "  %-40s %9lld %9s %5s ", "all", st->pushes, "", "");
+	fprintf(out, "  %-*s %9lld %9s %5s ", w, "all", st->pushes, "", "");
 	hold_cell(out, &st->holds);
 	fprintf(out, "\n");
 
 	lh = stats_longest(st, &n);
+	wm = n ? width("", &lh[0].map_site, n, sizeof(lh[0])) : 0;
+	wu = n ? width("", &lh[0].unmap_site, n, sizeof(lh[0])) : 0;
 	if (rc->o->have_threshold)
 		fprintf(out, "\nHolds of %llu %s or more: %lld",
 			rc->o->hold_threshold, unit, st->over_threshold);
@@ -239,9 +293,9 @@ static void statistics(FILE *out, struct report_ctx *rc)
 		fprintf(out, "\nLongest holds");
 	fprintf(out, " (%d shown):\n", n);
 	for (int i = 0; i < n; i++) {
-		fprintf(out, "  %12llu %s  %-32s -> %-32s %s/%d CPU %d %s at ",
-			(unsigned long long)lh[i].ns, unit,
-			sites_name(lh[i].map_site),
+		fprintf(out, "  %12llu %s  %-*s -> %-*s %s/%d CPU %d %s at ",
+			(unsigned long long)lh[i].ns, unit, wm,
+			sites_name(lh[i].map_site), wu,
 			sites_name(lh[i].unmap_site),
 			lh[i].comm[0] ? lh[i].comm : "<...>", lh[i].pid,
 			lh[i].cpu, kms_ctx_name(lh[i].ctx));
@@ -280,7 +334,8 @@ static void summary(FILE *out, struct report_ctx *rc)
 		fprintf(out, "%lld violation%s (", v, v == 1 ? "" : "s");
 		for (int k = 1; k < KMS_KIND_NR; k++) {
 			if (!f->total[k] ||
-			    (k == KMS_HELD_AT_END && !rc->o->strict))
+			    (k == KMS_HELD_AT_END && !rc->o->strict) ||
+			    !findings_shown(f, k))
 				continue;
 			fprintf(out, "%s%lld %s", first ? "" : ", ",
 				f->total[k], kms_kind_name(k));

@@ -456,7 +456,7 @@ def run_progress(rn, only):
 FAKE_PERF = """#!/bin/sh
 # a stand-in for perf script --ns -i FILE: the text of a scenario
 [ "$1" = script ] && [ "$2" = --ns ] && [ "$3" = -i ] || exit 3
-[ -z "$FAKE_PERF_FAIL" ] || exit 4
+[ -z "$FAKE_PERF_FAIL" ] || { echo "fake perf: $FAKE_PERF_FAIL" >&2; exit 4; }
 head -c 8 "$4" | grep -q PERFILE2 || exit 5
 exec cat "$FAKE_PERF_TEXT"
 """
@@ -482,7 +482,7 @@ def run_perf_data(rn, only):
     with_perf = {"PATH": fake + os.pathsep + os.environ.get("PATH", ""),
                  "FAKE_PERF_TEXT": txt}
     no_perf = {"PATH": nowhere}
-    failing = dict(with_perf, FAKE_PERF_FAIL="1")
+    failing = dict(with_perf, FAKE_PERF_FAIL="the data is broken")
     # (name, how the file is given, env, exit, stdout RE, stderr RE)
     cases = [
         ("a file", "file", with_perf, 1, r"1 violation \(1 mismatch\)",
@@ -508,15 +508,15 @@ def run_perf_data(rn, only):
          r"FILE \| kmapstack check -' where it is$"),
         ("perf script fails", "file", failing, 2, None,
          r"^kmapstack: %s: 'perf script --ns -i %s' failed \(exit 4\): "
-         r"run it to see why$" % (re.escape(dat), re.escape(dat))),
+         r"fake perf: the data is broken$" % (re.escape(dat),
+                                               re.escape(dat))),
         ("redirected to '-', perf script fails", "redirect", failing, 2,
          None,
          r"^kmapstack: <stdin>: 'perf script --ns -i %s' failed \(exit "
-         r"4\): run it to see why$" % re.escape(dat)),
+         r"4\): fake perf: the data is broken$" % re.escape(dat)),
         ("on a pipe, perf script fails", "pipe", failing, 2, None,
          r"^kmapstack: <stdin>: 'perf script --ns' failed on it \(exit 4\): "
-         r"save it to a file and run 'perf script --ns -i FILE' to see "
-         r"why$"),
+         r"fake perf: the data is broken$"),
     ]
     with open(dat, "rb") as f:
         data = f.read()
@@ -722,6 +722,120 @@ def run_outputs(rn, only):
               "refused at once", errors)
 
 
+def run_usage(rn, only):
+    """Help for kmapstack and for each command, the version, and one name
+    for standard input in every message."""
+    if only and "usage" not in only:
+        return
+    opts = {"report": ["--json", "--svg", "--hold-threshold", "--kind",
+                       "--max-violations"],
+            "check": ["--json", "--fail-on-gaps", "--kind", "--strict"],
+            "stats": ["--folded", "--hold-threshold", "--top"],
+            "live": ["--duration", "--buffer-size", "--tracefs"]}
+    notopts = {"report": ["--duration", "--fail-on-gaps"],
+               "check": ["--duration", "--top", "--hold-threshold"],
+               "stats": ["--duration", "--max-violations", "--strict"],
+               "live": ["--no-progress"]}
+    for args in (["--help"], ["-h"], ["help"]):
+        code, out, err = rn.run(args)
+        errors = rn.sanitizer_errors(err)
+        if code != 0 or err or not out.startswith("usage: kmapstack ") or \
+                any(c not in out for c in opts) or \
+                any(o not in out for c in opts for o in opts[c]):
+            errors.append("exit %d, stdout %r, stderr %r" %
+                          (code, out[:200], err[:200]))
+        rn.result("usage: kmapstack %s" % " ".join(args), errors)
+    for cmd in opts:
+        for args in ([cmd, "--help"], ["--help", cmd], [cmd, "-h"],
+                     ["help", cmd]):
+            code, out, err = rn.run(args)
+            errors = rn.sanitizer_errors(err)
+            if code != 0 or err or \
+                    not out.startswith("usage: kmapstack %s " % cmd):
+                errors.append("exit %d, stdout %r, stderr %r" %
+                              (code, out[:200], err[:200]))
+            for o in opts[cmd]:
+                if not re.search(r"^  %s\b" % re.escape(o), out, re.M):
+                    errors.append("no %s" % o)
+            for o in notopts[cmd]:
+                if re.search(r"^  %s\b" % re.escape(o), out, re.M):
+                    errors.append("%s is not for %s" % (o, cmd))
+            rn.result("usage: kmapstack %s" % " ".join(args), errors)
+    code, out, err = rn.run(["help", "frobnicate"])
+    rn.result("usage: kmapstack help frobnicate",
+              [] if code == 2 and "unknown command" in err else
+              ["exit %d, stderr %r" % (code, err[:200])])
+    for args in (["-V"], ["--version"], ["check", "-V"]):
+        code, out, err = rn.run(args)
+        errors = rn.sanitizer_errors(err)
+        if code != 0 or not re.match(r"^kmapstack \d+\.\d+\n$", out):
+            errors.append("exit %d, stdout %r" % (code, out[:100]))
+        rn.result("usage: kmapstack %s" % " ".join(args), errors)
+    # standard input: '<stdin>' in every message
+    d = os.path.join(rn.work, "usage")
+    os.makedirs(d, exist_ok=True)
+    write(os.path.join(d, "empty"), b"")
+    write(os.path.join(d, "junk"), bytes(range(256)))
+    write(os.path.join(d, "magic.dat"), b"\x17\x08\x44tracing6\0" + b"\xff" * 64)
+    for name, rx in (("empty", r"empty file"),
+                     ("junk", r"not a trace\.dat file nor trace text"),
+                     ("magic.dat", r"cannot read this trace\.dat")):
+        with open(os.path.join(d, name), "rb") as f:
+            code, out, err = rn.run(["check", "-"], stdin=f)
+        errors = rn.sanitizer_errors(err)
+        lines = [l for l in err.splitlines() if l.strip()]
+        if code != 2 or len(lines) != 1 or \
+                not re.match(r"^kmapstack: <stdin>: .*%s" % rx, lines[0]):
+            errors.append("exit %d, stderr %r" % (code, err[:300]))
+        rn.result("usage: '-' is <stdin> in the message (%s)" % name,
+                  errors)
+
+
+def run_columns(rn, only):
+    """The columns of the text report fit the names of real symbols: a
+    module's function ('name+0xf [module]', longer than the columns once
+    were) keeps the numbers, the arrows and the addresses of the other
+    lines in line."""
+    if only and "columns" not in only:
+        return
+    dat = os.path.join(rn.work, "kallsyms", "trace.dat")
+    ksyms = os.path.join(HERE, "data", "kallsyms-kmapbug.txt")
+    if not os.path.exists(dat):
+        rn.result("columns: no kallsyms trace.dat", ["run it first"])
+        return
+    code, out, err = rn.run(["report", "--no-progress", "--kallsyms", ksyms,
+                             dat])
+    errors = rn.sanitizer_errors(err)
+    lines = out.splitlines()
+    # the call-site table: each number ends where its heading ends
+    head = [i for i, l in enumerate(lines) if l.startswith("  site ")]
+    if not head:
+        errors.append("no call-site table: %r" % out[-500:])
+    else:
+        h = lines[head[0]]
+        ends = set(m.end() for m in re.finditer(r"\S+", h)) - \
+            {h.index("site") + 4}
+        for l in lines[head[0] + 1:]:
+            if not l.startswith("  "):
+                break
+            nums = [m.end() for m in re.finditer(r"(?<=\s)\d+(?=\s|$)", l)]
+            if not nums or not set(nums) <= ends:
+                errors.append("call-site row not under its headings: %r "
+                              "under %r" % (l, h))
+    # the longest holds: the arrows one under the other, and the tasks
+    holds = [l for l in lines if re.match(r"^ +\d+ ns  ", l)]
+    if len(holds) < 2:
+        errors.append("fewer than two holds: %r" % holds)
+    for col in (" -> ", " insmod/"):
+        if len(set(l.index(col) for l in holds if col in l)) > 1:
+            errors.append("%r not in one column: %r" % (col, holds))
+    # a stack's frames: the addresses one under the other
+    frames = [l for l in lines if re.match(r"^  #\d+: ", l)]
+    if len(set(l.index(" 0xffff") for l in frames)) != 1:
+        errors.append("addresses not in one column: %r" % frames)
+    rn.result("columns: module symbols in the report's tables", errors)
+
+
 def run_bad_inputs(rn, only):
     """Inputs that must give one error line and exit 2, never a crash."""
     if only and "bad" not in only:
@@ -855,6 +969,8 @@ def run_bad_inputs(rn, only):
                                     "x"], r"bad --hold-threshold"))
     cases.append(("json and folded", ["report", "--json", "--folded", "x"],
                   r"exclude each other"))
+    cases.append(("bad --kind", ["check", "--kind", "mismatch,bogus", "x"],
+                  r"bad --kind \(kinds: mismatch,unknown,"))
     cases.append(("json and svg", ["report", "--svg", "x", "--json"],
                   r"--json, --folded and --svg exclude each other"))
     for name, args, rx in cases:
@@ -951,6 +1067,8 @@ def main():
     run_perf_data(rn, only)
     run_record(rn, only)
     run_outputs(rn, only)
+    run_usage(rn, only)
+    run_columns(rn, only)
     run_progress(rn, only)
     run_bad_inputs(rn, only)
     if rn.failures:
