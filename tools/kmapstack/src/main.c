@@ -173,7 +173,7 @@ static int parse_opts(int argc, char **argv, struct cmd *cmd, int *top_set)
 			cmd->output = optarg;
 			break;
 		case OPT_THRESHOLD:
-			if (kms_parse_time(optarg, 1, &cmd->o.hold_threshold))
+			if (kms_parse_time(optarg, &cmd->o.hold_threshold))
 				return usage_error("bad --hold-threshold (a "
 						   "duration: 1ms, 250us)",
 						   optarg);
@@ -203,7 +203,7 @@ static int parse_opts(int argc, char **argv, struct cmd *cmd, int *top_set)
 			cmd->o.progress = 0;
 			break;
 		case OPT_DURATION:
-			if (kms_parse_time(optarg, 1e9, &ns) || !ns ||
+			if (kms_parse_time(optarg, &ns) || !ns ||
 			    ns > 10000000 * 1000000000ULL)
 				return usage_error("bad --duration (a duration:"
 						   " 10, 10s, 500ms)",
@@ -237,7 +237,7 @@ static int parse_opts(int argc, char **argv, struct cmd *cmd, int *top_set)
 			break;
 		case OPT_SINCE:
 		case OPT_UNTIL:
-			if (kms_parse_time(optarg, 1e9, &ns))
+			if (kms_parse_time(optarg, &ns))
 				return usage_error(
 					c == OPT_SINCE ?
 						"bad --since (a "

@@ -15,9 +15,9 @@ struct kms_opts {
 
 void kms_opts_default(struct kms_opts *o);
 /*
- * A time: a number with ns, us, ms or s; a bare number is in units of
- * bare ns. 0, or -1 if s is not one.
+ * A time: digits with one point at most, then ns, us, ms or s; a bare
+ * number is seconds. 0, or -1 if s is not one.
  */
-int kms_parse_time(const char *s, double bare, unsigned long long *ns);
+int kms_parse_time(const char *s, unsigned long long *ns);
 
 #endif

@@ -946,6 +946,8 @@ def run_bad_inputs(rn, only):
                   r"option '--top' requires an argument"))
     cases.append(("bad --since", ["check", "--since", "5 min", "x"],
                   r"bad --since"))
+    cases.append(("--since in hex", ["check", "--since", "0x10", "x"],
+                  r"bad --since"))
     cases.append(("--since after --until",
                   ["check", "--since", "2s", "--until", "1s", "x"],
                   r"--since is after --until"))

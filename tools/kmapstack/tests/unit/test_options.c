@@ -13,21 +13,26 @@ static void times(void)
 {
 	unsigned long long ns = 0;
 
-	CHECK(!kms_parse_time("250us", 1, &ns) && ns == 250000);
-	CHECK(!kms_parse_time("1ms", 1, &ns) && ns == 1000000);
-	CHECK(!kms_parse_time("1.5s", 1, &ns) && ns == 1500000000ULL);
-	CHECK(!kms_parse_time("42", 1, &ns) && ns == 42);
-	CHECK(!kms_parse_time("42ns", 1e9, &ns) && ns == 42);
+	CHECK(!kms_parse_time("250us", &ns) && ns == 250000);
+	CHECK(!kms_parse_time("1ms", &ns) && ns == 1000000);
+	CHECK(!kms_parse_time("1.5s", &ns) && ns == 1500000000ULL);
+	CHECK(!kms_parse_time("42", &ns) && ns == 42000000000ULL);
+	CHECK(!kms_parse_time("42ns", &ns) && ns == 42);
 	/* a bare number in seconds: a timestamp as trace-cmd prints it */
-	CHECK(!kms_parse_time("12.000003", 1e9, &ns) && ns == 12000003000ULL);
-	CHECK(kms_parse_time("", 1, &ns));
-	CHECK(kms_parse_time("ms", 1, &ns));
-	CHECK(kms_parse_time("-1s", 1, &ns));
-	CHECK(kms_parse_time(" 1s", 1, &ns));
-	CHECK(kms_parse_time("1min", 1, &ns));
-	CHECK(kms_parse_time("1 s", 1, &ns));
-	CHECK(kms_parse_time("nan", 1, &ns));
-	CHECK(kms_parse_time("1e30s", 1, &ns));
+	CHECK(!kms_parse_time("12.000003", &ns) && ns == 12000003000ULL);
+	CHECK(kms_parse_time("", &ns));
+	CHECK(kms_parse_time("ms", &ns));
+	CHECK(kms_parse_time("-1s", &ns));
+	CHECK(kms_parse_time(" 1s", &ns));
+	CHECK(kms_parse_time("1min", &ns));
+	CHECK(kms_parse_time("1 s", &ns));
+	CHECK(kms_parse_time("nan", &ns));
+	CHECK(kms_parse_time("1e30s", &ns));
+	/* a number is digits and one point: no hex, no exponent */
+	CHECK(kms_parse_time("0x10", &ns));
+	CHECK(kms_parse_time("1e3", &ns));
+	CHECK(kms_parse_time("1.2.3", &ns));
+	CHECK(kms_parse_time("inf", &ns));
 }
 
 static void filters(void)
