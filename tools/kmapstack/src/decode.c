@@ -170,11 +170,6 @@ static const char *comm_of(void *tep, int pid)
 	return tep_data_comm_from_pid(tep, pid);
 }
 
-const char *decoder_comm(struct decoder *d, int pid)
-{
-	return tep_data_comm_from_pid(d->tep, pid);
-}
-
 static int flags_ctx(unsigned long long fl)
 {
 	/* TRACE_FLAG_* of include/linux/trace_events.h */

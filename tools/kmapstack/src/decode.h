@@ -177,8 +177,6 @@ static inline int decoder_site_of(struct decoder *d, int e, const void *data,
 	return decoder_site(d, dec_rd(&d->l, &d->l.ev[e].f[field], data));
 }
 
-/* the command of a pid, from the trace's saved command lines */
-const char *decoder_comm(struct decoder *d, int pid);
 void decoder_free(struct decoder *d);
 
 #endif

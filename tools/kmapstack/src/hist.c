@@ -84,23 +84,6 @@ uint64_t hist_quantile(const struct hist *h, double q)
 	return v;
 }
 
-void hist_merge(struct hist *dst, const struct hist *src)
-{
-	if (!src->count)
-		return;
-	if (!dst->b) {
-		dst->b = xcalloc(HIST_BUCKETS, sizeof(*dst->b));
-	}
-	if (!dst->count || src->min < dst->min)
-		dst->min = src->min;
-	if (src->max > dst->max)
-		dst->max = src->max;
-	dst->count += src->count;
-	dst->sum += src->sum;
-	for (int i = 0; i < HIST_BUCKETS; i++)
-		dst->b[i] += src->b[i];
-}
-
 void hist_free(struct hist *h)
 {
 	free(h->b);

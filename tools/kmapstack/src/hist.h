@@ -26,7 +26,6 @@ struct hist {
 void hist_add(struct hist *h, uint64_t v);
 /* the value at quantile q (0..1), clamped to [min, max]; 0 if empty */
 uint64_t hist_quantile(const struct hist *h, double q);
-void hist_merge(struct hist *dst, const struct hist *src);
 void hist_free(struct hist *h);
 int hist_index(uint64_t v);
 /* the lowest and highest value that fall in bucket i */

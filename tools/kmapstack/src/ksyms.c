@@ -83,11 +83,6 @@ int ksyms_load(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-int ksyms_loaded(void)
-{
-	return nsyms > 0;
-}
-
 int ksyms_name(unsigned long long addr, char *buf, size_t len)
 {
 	int lo = 0, hi = nsyms - 1, i = -1;

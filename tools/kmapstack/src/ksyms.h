@@ -15,7 +15,6 @@
 int ksyms_load(const char *path, char *err, size_t errlen);
 /* name addr as "func+0xoff [module]" into buf: 1, or 0 if not known */
 int ksyms_name(unsigned long long addr, char *buf, size_t len);
-int ksyms_loaded(void);
 void ksyms_free(void);
 
 #endif

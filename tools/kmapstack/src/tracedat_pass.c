@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kmapstack: the one pass over a trace.dat through libtracecmd and
- * libtraceevent: each kmap_stack record decoded (decode.h) into the sink.
+ * libtraceevent: each kmap_stack record decoded as far as the libraries
+ * are needed (the event, the task, the call sites' names) and written with
+ * its bytes as a message (tracedat_wire.h); the rest is decoded with the
+ * layout of the formats, sent first, where the messages are read.
  */
 #include <stdio.h>
 #include <string.h>
@@ -9,7 +12,9 @@
 #include <trace-cmd.h>
 
 #include "decode.h"
+#include "sites.h"
 #include "tracedat.h"
+#include "tracedat_wire.h"
 
 /* exported by libtracecmd, not declared in its header */
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
@@ -19,57 +24,97 @@ const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 
 struct pass {
 	struct decoder dec;
-	const struct dat_sink *sink;
-	struct input_info *info;
+	struct dat_writer *w;
+	long long records, bad;
 	unsigned long long n;
 	unsigned long long first[PROGRESS_CPUS], cur[PROGRESS_CPUS];
 };
 
+void dat_write(struct dat_writer *w, uint32_t type, const void *a, size_t alen,
+	       const void *b, size_t blen)
+{
+	struct wire_head h;
+	unsigned char *p;
+
+	if (alen + blen > WIRE_MAX_LEN)
+		blen = WIRE_MAX_LEN - alen;
+	h.type = type;
+	h.len = (uint32_t)(alen + blen);
+	if (w->n + sizeof(h) + h.len > WIRE_BUF_SIZE)
+		w->flush(w);
+	p = w->b->buf[w->cur] + w->n;
+	memcpy(p, &h, sizeof(h));
+	if (alen)
+		memcpy(p + sizeof(h), a, alen);
+	if (blen)
+		memcpy(p + sizeof(h) + alen, b, blen);
+	w->n += sizeof(h) + h.len;
+}
+
+static void write_text(struct dat_writer *w, uint32_t type, int32_t a,
+		       const char *text)
+{
+	text = text ? text : "";
+	dat_write(w, type, &a, sizeof(a), text, strnlen(text, WIRE_MAX_LEN));
+}
+
 static void progress(struct pass *p)
 {
-	unsigned long long done = 0;
+	uint64_t done = 0;
 
 	for (int i = 0; i < PROGRESS_CPUS; i++)
 		done += p->cur[i] - p->first[i];
-	p->sink->progress(p->sink->priv, done);
+	dat_write(p->w, W_PROGRESS, &done, sizeof(done), NULL, 0);
 }
 
-static const char *comm_of(void *tep, int pid)
+/* the sites and the command new to the reader, then the record */
+static void record(struct pass *p, struct tep_record *rec, int e)
 {
-	return tep_data_comm_from_pid(tep, pid);
+	struct decoder *d = &p->dec;
+	struct dat_writer *w = p->w;
+	struct wire_rec m = { .ts = rec->ts,
+			      .cpu = rec->cpu,
+			      .e = (uint16_t)e };
+	int pid = decoder_pid(d, rec);
+
+	m.pid = pid;
+	m.size = (uint16_t)d->l.ev[e].min_size;
+	m.caller = decoder_site_of(d, e, rec->data, DF_CALLER);
+	m.map_caller = m.top_caller = KMS_NO_SITE;
+	if (e == 2) {
+		m.map_caller = decoder_site_of(d, e, rec->data, DF_MAP_CALLER);
+		m.top_caller = decoder_site_of(d, e, rec->data, DF_TOP_CALLER);
+	}
+	for (; w->sites_sent < sites_count(); w->sites_sent++)
+		write_text(w, W_SITE, w->sites_sent, sites_name(w->sites_sent));
+	if (pid < 0 || pid >= DAT_PID_BITS ||
+	    !(w->pid_sent[pid >> 3] & (1 << (pid & 7)))) {
+		if (pid >= 0 && pid < DAT_PID_BITS)
+			w->pid_sent[pid >> 3] |= 1 << (pid & 7);
+		write_text(w, W_COMM, pid, tep_data_comm_from_pid(d->tep, pid));
+	}
+	dat_write(w, W_REC, &m, sizeof(m), rec->data, m.size);
 }
 
 static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 		     int cpu, void *data)
 {
 	struct pass *p = data;
-	struct decoder *d = &p->dec;
-	struct dat_rec r;
+	int e;
 
 	(void)handle;
-	if (rec->missed_events)
-		p->sink->lost(p->sink->priv, cpu, rec->ts,
-			      rec->missed_events > 0 ? rec->missed_events : -1);
-	r.e = decoder_kind(d, rec);
-	if (r.e >= 0) {
-		r.cpu = rec->cpu;
-		r.pid = decoder_pid(d, rec);
-		r.ts = rec->ts;
-		r.caller = decoder_site_of(d, r.e, rec->data, DF_CALLER);
-		r.map_caller = r.top_caller = KMS_NO_SITE;
-		if (r.e == 2) {
-			r.map_caller = decoder_site_of(d, r.e, rec->data,
-						       DF_MAP_CALLER);
-			r.top_caller = decoder_site_of(d, r.e, rec->data,
-						       DF_TOP_CALLER);
-		}
-		r.data = rec->data;
-		r.size = d->l.ev[r.e].min_size;
-		p->info->records++;
-		p->info->last_ts = r.ts;
-		p->sink->record(p->sink->priv, &r, comm_of, d->tep);
-	} else if (r.e == -2) {
-		p->info->bad_records++;
+	if (rec->missed_events) {
+		struct wire_lost l = { .ts = rec->ts, .cpu = cpu };
+
+		l.missed = rec->missed_events > 0 ? rec->missed_events : -1;
+		dat_write(p->w, W_LOST, &l, sizeof(l), NULL, 0);
+	}
+	e = decoder_kind(&p->dec, rec);
+	if (e >= 0) {
+		p->records++;
+		record(p, rec, e);
+	} else if (e == -2) {
+		p->bad++;
 	}
 	if (cpu >= 0 && cpu < PROGRESS_CPUS) {
 		if (!p->first[cpu] || rec->offset < p->first[cpu])
@@ -97,65 +142,51 @@ static void no_records(struct tracecmd_input *handle, const char *name,
 	for (int i = 0; i < n; i++) {
 		len = strlen(err);
 		snprintf(err + len, errlen - len, "%s%s",
-			 i ? ", " :
-			     "; not read: "
-			     "the buffer instance ",
+			 i ? ", " : "; not read: the buffer instance ",
 			 tracecmd_buffer_instance_name(handle, i));
 	}
 }
 
-int tracedat_pass(const char *path, const char *name,
-		  const struct dat_sink *sink, struct input_info *info,
-		  char *err, size_t errlen)
+void tracedat_pass(const char *path, const char *name, struct dat_writer *w,
+		   int last)
 {
 	static struct pass p;
 	struct tracecmd_input *handle;
-	char why[256];
+	char why[256], err[1024] = "";
+	int64_t counts[2];
+	const char *clock;
 
 	memset(&p, 0, sizeof(p));
-	*err = 0;
-	p.sink = sink;
-	p.info = info;
+	p.w = w;
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	tep_set_loglevel(TEP_LOG_NONE);
 	handle =
 		tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS |
 					    TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!handle) {
-		snprintf(err, errlen,
+		snprintf(err, sizeof(err),
 			 "%s: cannot read this trace.dat (truncated or "
 			 "corrupt: libtracecmd cannot open it)",
 			 name);
-		return -1;
+	} else if (decoder_init(&p.dec, tracecmd_get_tep(handle), why,
+				sizeof(why))) {
+		snprintf(err, sizeof(err), "%s: %s", name, why);
+	} else {
+		clock = tracecmd_get_trace_clock(handle);
+		dat_write(w, W_CLOCK, NULL, 0, clock ? clock : "",
+			  clock ? strnlen(clock, 64) : 0);
+		dat_write(w, W_LAYOUT, &p.dec.l, sizeof(p.dec.l), NULL, 0);
+		tracecmd_iterate_events(handle, NULL, 0, on_record, &p);
+		progress(&p);
+		if (!p.records && !p.bad)
+			no_records(handle, name, err, sizeof(err));
 	}
-	if (decoder_init(&p.dec, tracecmd_get_tep(handle), why, sizeof(why))) {
-		snprintf(err, errlen, "%s: %s", name, why);
-		if (!sink->last_pass)
-			tracecmd_close(handle);
-		return -1;
-	}
-	sink->clock(sink->priv, tracecmd_get_trace_clock(handle));
-	sink->layout(sink->priv, &p.dec.l);
-	tracecmd_iterate_events(handle, NULL, 0, on_record, &p);
-	progress(&p);
-	if (!info->records && !info->bad_records)
-		no_records(handle, name, err, errlen);
-	if (sink->last_pass)
-		return *err ? -1 : 0;
+	counts[0] = p.records;
+	counts[1] = p.bad;
+	dat_write(w, W_END, counts, sizeof(counts), err, strlen(err));
+	w->flush(w);
+	if (last || !handle)
+		return;
 	decoder_free(&p.dec);
 	tracecmd_close(handle);
-	return *err ? -1 : 0;
-}
-
-int dat_rec_event(const struct dec_layout *l, const struct dat_rec *rec,
-		  struct kms_event *ev)
-{
-	ev->ts = rec->ts;
-	ev->cpu = rec->cpu;
-	ev->pid = rec->pid;
-	ev->comm = NULL;
-	ev->caller = rec->caller;
-	ev->map_caller = rec->map_caller;
-	ev->top_caller = rec->top_caller;
-	return dec_fields(l, rec->e, rec->data, ev);
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kmapstack: this process's side of the child that reads a trace.dat
- * (tracedat_child.c): its messages (tracedat_wire.h) read from the pipe,
- * the events replayed as they come. Nothing the child wrote is trusted:
+ * (tracedat_child.c): its messages (tracedat_wire.h) read from the
+ * buffers it hands over, the records decoded and replayed as they come. Nothing the child wrote is trusted:
  * lengths, site indices and fields are checked before use.
  */
 #include <errno.h>
@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "decode.h"
 #include "htab.h"
 #include "progress.h"
 #include "sites.h"
@@ -100,7 +101,6 @@ static void add_comm(struct dat_stream *s, int pid, const char *text,
 static int record(struct dat_stream *s, const unsigned char *p, size_t len)
 {
 	struct wire_rec w;
-	struct dat_rec rec;
 	struct kms_event ev;
 
 	if (len < sizeof(w) || !s->have_layout)
@@ -109,21 +109,19 @@ static int record(struct dat_stream *s, const unsigned char *p, size_t len)
 	if (w.e > 2 || w.size < s->layout.ev[w.e].min_size ||
 	    len != sizeof(w) + w.size || w.cpu < 0)
 		return -1;
-	rec = (struct dat_rec){ .e = w.e,
-				.cpu = w.cpu,
-				.pid = w.pid,
-				.ts = w.ts,
-				.caller = map_site(s, w.caller),
-				.map_caller = map_site(s, w.map_caller),
-				.top_caller = map_site(s, w.top_caller),
-				.data = p + sizeof(w),
-				.size = w.size };
-	ev.comm_of = comm_of;
-	ev.comm_priv = s;
-	if (dat_rec_event(&s->layout, &rec, &ev)) {
+	if (dec_fields(&s->layout, w.e, p + sizeof(w), &ev)) {
 		s->bad++;
 		return 0;
 	}
+	ev.ts = w.ts;
+	ev.cpu = w.cpu;
+	ev.pid = w.pid;
+	ev.comm = NULL;
+	ev.comm_of = comm_of;
+	ev.comm_priv = s;
+	ev.caller = map_site(s, w.caller);
+	ev.map_caller = map_site(s, w.map_caller);
+	ev.top_caller = map_site(s, w.top_caller);
 	s->info->last_ts = ev.ts;
 	replay_event(s->r, &ev);
 	return 0;
@@ -192,11 +190,33 @@ static int message(struct dat_stream *s, uint32_t type, const void *p,
 	return -1;
 }
 
+int dat_stream_buffer(struct dat_stream *s, const unsigned char *buf,
+		      size_t len, char *err, size_t errlen)
+{
+	struct wire_head h;
+
+	for (size_t at = 0; at < len; at += sizeof(h) + h.len) {
+		int ret;
+
+		/* a copy: the child cannot change what is checked */
+		if (len - at < sizeof(h))
+			return -1;
+		memcpy(&h, buf + at, sizeof(h));
+		if (h.len > WIRE_MAX_LEN || len - at - sizeof(h) < h.len)
+			return -1;
+		ret = message(s, h.type, buf + at + sizeof(h), h.len, err,
+			      errlen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int dat_stream_run(struct dat_stream *s, const struct wire_bufs *b, int full_fd,
 		   int free_fd, char *err, size_t errlen)
 {
 	struct wire_full f;
-	struct wire_head h;
+	int ret;
 
 	*err = 0;
 	for (;;) {
@@ -208,22 +228,9 @@ int dat_stream_run(struct dat_stream *s, const struct wire_bufs *b, int full_fd,
 			return 0;
 		if (n != sizeof(f) || f.i > 1 || f.len > WIRE_BUF_SIZE)
 			return -1;
-		for (size_t at = 0; at < f.len; at += sizeof(h) + h.len) {
-			const unsigned char *p = b->buf[f.i] + at;
-			int ret;
-
-			/* a copy: the child cannot change what is checked */
-			if (f.len - at < sizeof(h))
-				return -1;
-			memcpy(&h, p, sizeof(h));
-			if (h.len > WIRE_MAX_LEN ||
-			    f.len - at - sizeof(h) < h.len)
-				return -1;
-			ret = message(s, h.type, p + sizeof(h), h.len, err,
-				      errlen);
-			if (ret)
-				return ret;
-		}
+		ret = dat_stream_buffer(s, b->buf[f.i], f.len, err, errlen);
+		if (ret)
+			return ret;
 		if (write(free_fd, "", 1) != 1)
 			return 0;
 	}

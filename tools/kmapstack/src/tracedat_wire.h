@@ -29,11 +29,12 @@ struct wire_head {
 	uint32_t len; /* of what follows */
 };
 
-/* struct dat_rec without its pointers */
+/* a kmap_stack record, decoded as far as the trace libraries are needed */
 struct wire_rec {
 	uint64_t ts;
 	int32_t cpu, pid, caller, map_caller, top_caller;
-	uint16_t e, size;
+	uint16_t e; /* 0 push, 1 pop, 2 violation */
+	uint16_t size; /* of the record's bytes that follow: min_size */
 };
 
 struct wire_lost {
@@ -42,10 +43,10 @@ struct wire_lost {
 	int32_t cpu, spare;
 };
 
-/* a message's text at most: a site's name, an error */
-#define WIRE_MAX_LEN 4096
+/* a message at most: a record (DEC_MAX_RECORD) and its head, a name */
+#define WIRE_MAX_LEN 8192
 
-#define WIRE_BUF_SIZE (1 << 20)
+#define WIRE_BUF_SIZE (4 << 20)
 
 struct wire_bufs {
 	unsigned char buf[2][WIRE_BUF_SIZE];
