@@ -46,7 +46,7 @@ struct wire_lost {
 /* a message at most: a record (DEC_MAX_RECORD) and its head, a name */
 #define WIRE_MAX_LEN 8192
 
-#define WIRE_BUF_SIZE (4 << 20)
+#define WIRE_BUF_SIZE (1 << 20)
 
 struct wire_bufs {
 	unsigned char buf[2][WIRE_BUF_SIZE];
