@@ -63,9 +63,11 @@ static void child(int full_fd, int free_fd, struct wire_bufs *b,
 	struct handover h = { full_fd, free_fd, 1 };
 	struct dat_writer w = { .b = b, .flush = hand_over, .priv = &h };
 	rlim_t cpu = CPU_LIMIT_BASE + src->size / CPU_LIMIT_BYTES_PER_S;
-	struct rlimit rl = { cpu, cpu + 1 };
+	struct rlimit rl = { cpu, cpu + 1 }, no_core = { 0, 0 };
 
 	setrlimit(RLIMIT_CPU, &rl);
+	/* its death on a corrupt file is expected: no core dump of it */
+	setrlimit(RLIMIT_CORE, &no_core);
 	/* its death is the report, also where a sanitizer handles faults */
 	signal(SIGSEGV, SIG_DFL);
 	signal(SIGBUS, SIG_DFL);

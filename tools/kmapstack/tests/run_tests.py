@@ -836,6 +836,30 @@ def run_columns(rn, only):
     rn.result("columns: module symbols in the report's tables", errors)
 
 
+def with_instance(data, name):
+    """A trace.dat (version 7) with a buffer instance NAME of no CPU, as
+    trace-cmd record -B NAME describes one: a buffer option in an options
+    section added at the end of the file, chained from the last one."""
+    i = data.index(b"\0", 10) + 1
+    order = ">" if data[i] else "<"
+    off = data.index(b"\0", data.index(b"\0", i + 6) + 1) + 1
+    sec, d = struct.unpack_from(order + "Q", data, off)[0], bytearray(data)
+    while True:
+        at = sec + 16
+        while struct.unpack_from(order + "H", d, at)[0]:
+            at += 6 + struct.unpack_from(order + "I", d, at + 2)[0]
+        nxt = struct.unpack_from(order + "Q", d, at + 6)[0]
+        if not nxt:
+            break
+        sec = nxt
+    struct.pack_into(order + "Q", d, at + 6, len(d))
+    opt = struct.pack(order + "Q", 0) + name + b"\0local\0" + \
+        struct.pack(order + "II", 4096, 0)
+    opts = struct.pack(order + "HI", 3, len(opt)) + opt + \
+        struct.pack(order + "HIQ", 0, 8, 0)
+    return bytes(d + struct.pack(order + "HHIQ", 0, 0, 0, len(opts)) + opts)
+
+
 def run_bad_inputs(rn, only):
     """Inputs that must give one error line and exit 2, never a crash."""
     if only and "bad" not in only:
@@ -905,6 +929,15 @@ def run_bad_inputs(rn, only):
         cases.append(("trace.dat without kmap_stack events",
                       ["check", os.path.join(other, "trace.dat")],
                       r"no kmap_stack events"))
+    none = os.path.join(rn.work, "no_events", "trace.dat")
+    if os.path.exists(none):
+        p = os.path.join(d, "instance.dat")
+        with open(none, "rb") as f:
+            write(p, with_instance(f.read(), b"kmaps"))
+        cases.append(("trace.dat whose events are in a buffer instance",
+                      ["check", p],
+                      r"no kmap_stack events in this trace\.dat .*; not "
+                      r"read: the buffer instance kmaps$"))
     cases.append(("live: no tracefs there",
                   ["live", "--duration", "1", "--tracefs",
                    os.path.join(d, "nowhere")], r"no tracefs"))
