@@ -516,9 +516,10 @@ int main(int argc, char **argv)
 
 		if (cmd.live) {
 			/* violations as they come: on stdout unless it
-			 * carries JSON, folded stacks or nothing */
+			 * carries JSON, folded stacks, SVG or nothing */
 			cmd.lo.findings = &f;
-			cmd.lo.stream = cmd.json || cmd.folded || cmd.output ?
+			cmd.lo.stream = cmd.json || cmd.folded || cmd.svg ||
+							cmd.output ?
 						stderr :
 						stdout;
 			ret = input_live(&cmd.lo, r, &inputs[i], err,
