@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kmapstack: the replay of the shadow stacks and the cross-check */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -897,8 +898,11 @@ void replay_lost(struct replay *r, int cpu, unsigned long long ts,
 		g->ts = ts;
 		g->missed = missed;
 	}
+	/* a count from text may be anything: the sum saturates */
 	if (missed >= 0)
-		r->f->lost_events += missed;
+		r->f->lost_events = missed > LLONG_MAX - r->f->lost_events ?
+					    LLONG_MAX :
+					    r->f->lost_events + missed;
 	else
 		r->f->lost_unknown++;
 	c->gap_gen++;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kmapstack unit tests: the replay, fed events directly */
+#include <limits.h>
 #include <string.h>
 
 #include "replay.h"
@@ -54,6 +55,10 @@ void test_replay(void)
 	CHECK(!strcmp(sites_name(f.v[0].top_caller), "b"));
 	feed(r, POP(4, 1, "ub", 0x2000, 0));
 	CHECK(f.total[KMS_MISMATCH] == 1 && f.depth_mismatches == 0);
+	/* counts of lost events as large as text may give: they saturate */
+	replay_lost(r, 1, 5, LLONG_MAX - 1);
+	replay_lost(r, 1, 6, LLONG_MAX - 1);
+	CHECK(f.lost_events == LLONG_MAX && f.total_gaps == 2);
 	/* unknown unmaps past the limit are counted, not kept */
 	for (int i = 0; i < 5; i++)
 		feed(r, POP(10 + i, 1, "u", 0x9000 + i, 0));
