@@ -4,7 +4,9 @@
  * the trace.dat and the live inputs. Field offsets and sizes come from the
  * event formats of the trace (or of the running kernel), never from here;
  * they are copied once into a compact layout that the decoding of each
- * record reads without going back to libtraceevent.
+ * record reads without going back to libtraceevent: the process that
+ * replays a trace.dat has no tep handle (the trace libraries run in a
+ * child), so tep_read_number_field() cannot serve it.
  */
 #ifndef KMS_DECODE_H
 #define KMS_DECODE_H

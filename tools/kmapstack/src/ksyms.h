@@ -4,7 +4,8 @@
  * trace-cmd saves kallsyms when the recording starts, so the functions of
  * a module loaded during it are bare addresses in the trace.dat (and in
  * the text of trace-cmd report); this file names them. Its text symbols
- * are asked first, then the trace's own.
+ * are asked first, then the trace's own. (tep_parse_kallsyms() reads such
+ * a file too, but keeps no module name that a lookup gives back.)
  */
 #ifndef KMS_KSYMS_H
 #define KMS_KSYMS_H
