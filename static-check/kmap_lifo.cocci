@@ -286,7 +286,7 @@ if fn(p1) == fn(p2):
 
 // ---------------------------------------------------------------------
 // The wrong flavour: kmap_atomic() released by kunmap_local() and the
-// reverse.
+// reverse.  (Coccinelle's isomorphisms match "T x = e;" with "x = e".)
 
 @flavour_e depends on report || org exists@
 identifier mapk =~ "^(kmap_local_page|kmap_local_folio|kmap_local_page_prot|kmap_local_pfn|kmap_local_page_try_from_panic|kmap_atomic|kmap_atomic_prot|kmap_atomic_pfn)$";
@@ -325,47 +325,6 @@ m << flavour_e.mapk;
 u1 << flavour_e.unm1;
 p1 << flavour_e.p1;
 p2 << flavour_e.p2;
-@@
-check_flavour(h, m, u1, p1, p2)
-
-@flavour_d depends on report || org exists@
-identifier mapk =~ "^(kmap_local_page|kmap_local_folio|kmap_local_page_prot|kmap_local_pfn|kmap_local_page_try_from_panic|kmap_atomic|kmap_atomic_prot|kmap_atomic_pfn)$";
-identifier unm0 =~ "^(kunmap_local|__kunmap_local|kunmap_atomic|__kunmap_atomic)$";
-identifier unm1 =~ "^(folio_release_kmap)$";
-identifier unm0_k =~ "^(kunmap_local|__kunmap_local|kunmap_atomic|__kunmap_atomic)$";
-identifier unm1_k =~ "^(folio_release_kmap)$";
-identifier H;
-expression E, E1, E3, E4;
-type T, T1;
-position p1, p2;
-@@
-
-(
- T1 H = mapk@p1(...);
-|
- T1 H = (T)mapk@p1(...);
-|
- T1 H = mapk@p1(...) + E1;
-)
-... when != H = E3
-    when != \(unm0_k(H)\|unm1_k(E4, H)\)
-\(unm0@p2(H)\|unm1@p2(E, H)\)
-
-@script:python@
-h << flavour_d.H;
-m << flavour_d.mapk;
-u0 << flavour_d.unm0;
-p1 << flavour_d.p1;
-p2 << flavour_d.p2;
-@@
-check_flavour(h, m, u0, p1, p2)
-
-@script:python@
-h << flavour_d.H;
-m << flavour_d.mapk;
-u1 << flavour_d.unm1;
-p1 << flavour_d.p1;
-p2 << flavour_d.p2;
 @@
 check_flavour(h, m, u1, p1, p2)
 
