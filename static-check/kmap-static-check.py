@@ -16,7 +16,7 @@ itself could not run.
 
 Options:
   -j N          spatch processes at once (default 2, at most 2)
-  --rounds N    rounds of helper derivation (default 3)
+  --rounds N    rounds of helper derivation (default 6)
   --wrappers F  also write the derived helpers to F
   --log F       spatch's own messages (parse errors, timeouts) to F
   --timeout S   per-file spatch timeout (default 120)
@@ -96,6 +96,11 @@ def render(template, classes, flavours):
     text = re.sub(r'^(identifier )(\w+) =~ "\^\([^"]*\)\$";', sub, text,
                   flags=re.M)
     text = text.replace("flavours = {\n", "flavours = {\n    **%r,\n" % flavours, 1)
+    mappers = sorted(set(classes["mapr"] + classes["maph0"] + classes["maph1"]))
+    text = text.replace("\nmappers = set()\n", "\nmappers = set(%r)\n" % mappers, 1)
+    releasers = sorted(set(classes["unm0"] + classes["unm1"]))
+    text = re.sub(r"\nreleasers = set\(\[[^]]*\]\)\n",
+                  lambda m: "\nreleasers = set(%r)\n" % releasers, text, count=1)
     return text
 
 
@@ -211,8 +216,7 @@ def derive(tree, paths, jobs, timeout, log, rounds):
                 for n in maps:
                     if n in ("0", "1"):
                         classes["maph" + n].append(name)
-            elif ("maps", "-") not in kinds:
-                # a release helper maps nothing itself
+            else:
                 for n in rels:
                     if n in ("0", "1"):
                         classes["unm" + n].append(name)
@@ -228,7 +232,7 @@ def main():
     ap.add_argument("tree", nargs="?")
     ap.add_argument("paths", nargs="*")
     ap.add_argument("-j", type=int, default=2)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--wrappers")
     ap.add_argument("--log")
     ap.add_argument("--timeout", type=int, default=120)

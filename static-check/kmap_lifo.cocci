@@ -77,9 +77,97 @@ def after_success_block(names, p1, p2):
                     return True
     return False
 
+# The functions that map (the API's and the helpers a driver derived).
+mappers = set()
+
+def guarded(x, p2):
+    """The release at p2 is under "if (x)": x holds no mapping (NULL) on
+    the paths where it was not mapped."""
+    text = source_lines(p2, p2)
+    lines = text
+    try:
+        with open(p2[0].file, errors="replace") as f:
+            all_lines = f.readlines()
+        n = int(p2[0].line)
+        lines = all_lines[max(0, n - 2):n]
+    except (OSError, ValueError):
+        pass
+    w = re.escape(x)
+    return any(re.search(r"\bif\s*\(\s*%s\s*(?:!=\s*NULL\s*)?\)" % w,
+                         t.replace(" ", "").replace("if(", "if (")) or
+               re.search(r"\bif\s*\(\s*%s\s*(?:!=\s*NULL\s*)?\)" % w, t)
+               for t in lines)
+
+def mapped_through(x, p1, p2):
+    """A mapping helper was given the structure x is a field of (x is
+    &s.f or &p->f, the helper got &s or p) between p1 and p2."""
+    m = re.match(r"^&?([\w]+)(?:\.|->)", x)
+    if not m or not mappers:
+        return False
+    root = m.group(1)
+    arg = r"(?:[(,]\s*&?%s\s*[,)])" % re.escape(root)
+    for t in source_lines(p1, p2)[1:-1]:
+        for name in re.findall(r"\b(\w+)\s*\(", t):
+            if name in mappers and re.search(arg, t):
+                return True
+    return False
+
+def function_text(p):
+    """The lines of the function around position p, and the line of its
+    name (from the line at column 0 that names it to the next "}" at
+    column 0)."""
+    try:
+        with open(p[0].file, errors="replace") as f:
+            lines = f.readlines()
+    except OSError:
+        return [], ""
+    n = int(p[0].line) - 1
+    name = re.escape(fn(p))
+    start = n
+    while start > 0 and not re.match(r"^[A-Za-z_].*\b%s\s*\(" % name, lines[start]):
+        start -= 1
+    end = n
+    while end < len(lines) - 1 and not lines[end].startswith("}"):
+        end += 1
+    head = "".join(lines[start:start + 4])
+    return lines[start:end + 1], head
+
+def held_before(x, p2):
+    """x can hold a mapping when the function releases it: it is mapped,
+    or a buffer is copied into it, somewhere in the function (a loop may
+    take it round), or it is a parameter (the caller's mapping, older than
+    any of this function's)."""
+    body, head = function_text(p2)
+    root = re.match(r"^&?(\w+)", x)
+    if not body or not root:
+        return True
+    r = re.escape(root.group(1))
+    if re.search(r"[(,\s\*]%s\s*[,)]" % r, head):
+        return True
+    xe = re.escape(x)
+    for t in body:
+        u = t.replace(" ", "")
+        if re.search(r"(?:^|[^\w.>])\*?%s=(?!=)" % xe, u) or \
+           re.search(r"(?:^|[^\w.>])\*%s=(?!=)" % r, u):
+            return True
+        for name in re.findall(r"\b(\w+)\s*\(", t):
+            if name in mappers and re.search(r"[(,]&?%s[,)]" % xe, u):
+                return True
+    return False
+
 def lifo(h, x, p1, p2):
     names = {n for n in (result_name(p1),) if n}
     if after_success_block(names, p1, p2):
+        return
+    xs = x.replace(" ", "")
+    if guarded(xs, p2) or mapped_through(xs, p1, p2):
+        return
+    if mappers and not held_before(xs, p2):
+        return
+    # &s and &s.f: a helper mapped into s what is released through s.f
+    rh = re.match(r"^&?(\w+)", h.replace(" ", ""))
+    rx = re.match(r"^&?(\w+)", xs)
+    if rh and rx and rh.group(1) == rx.group(1) and ("." in xs + h or "->" in xs + h):
         return
     if h.replace(" ", "") != x.replace(" ", "") and fn(p1) == fn(p2):
         emit(p2, "releases %s while %s, mapped later (line %s), is still "
@@ -116,8 +204,31 @@ def failure_tested(l, p1, p2):
                 return True
     return False
 
+# The functions that release (the API's and the derived helpers).
+releasers = set(["kunmap_local", "kunmap_atomic", "folio_release_kmap"])
+
+def released_under_condition(l, p1, p2):
+    """On the way to p2 the mapping is released under an if of its own
+    (if (!mapped_by_kmap) kunmap_local(l)): the path that skips it is
+    most likely one where l was mapped otherwise (a correlated condition
+    that a path-insensitive match does not follow)."""
+    text = source_lines(p1, p2)
+    w = re.escape(l.replace(" ", "").lstrip("&"))
+    prev = ""
+    for t in text[1:-1]:
+        u = t.replace(" ", "")
+        for name in re.findall(r"\b(\w+)\s*\(", t):
+            if name in releasers and re.search(r"[(,]&?%s[,)]" % w, u):
+                if re.match(r"\s*(}\s*)?(else\s+)?if\b", prev) or \
+                   re.match(r"\s*(}\s*)?(else\s+)?if\b", t):
+                    return True
+        if t.strip():
+            prev = t
+    return False
+
 def held(l, p1, p2):
-    if fn(p1) == fn(p2) and not failure_tested(l, p1, p2):
+    if fn(p1) == fn(p2) and not failure_tested(l, p1, p2) and \
+       not released_under_condition(l, p1, p2):
         emit(p2, "returns with the mapping of %s (line %s) still held "
              "and not handed to the caller" % (l, p1[0].line))
 
@@ -196,12 +307,12 @@ position p1 != {errchk.p}, p2;
 |
  maph1@p1(E1, H, ...)
 )
-... when != \(unm0_k(H)\|unm1_k(E3, H)\|unm0_k(H + E4)\|unm1_k(E5, H + E6)\)
+... when != \(unm0_k(H, ...)\|unm1_k(E3, H, ...)\|unm0_k(H + E4, ...)\|unm1_k(E5, H + E6, ...)\)
     when != H = E7
     when != \(maph0_r(H, ...)\|maph1_r(E8, H, ...)\)
     when != E9 = \(H\|H + E10\|(T2)H\|(T2)H + E10\|(T2)(H + E10)\|&H[E10]\)
     when != \(X = mapr_x(...)\|X = mapr_x(...) + E11\|X = (T2)mapr_x(...)\|maph0_x(X, ...)\|maph1_x(E12, X, ...)\)
-\(unm0@p2(X)\|unm1@p2(E, X)\)
+\(unm0@p2(X, ...)\|unm1@p2(E, X, ...)\)
 
 @script:python@
 h << lifo_e.H;
@@ -240,12 +351,12 @@ position p1, p2;
  R = maph1@p1(E1, H, ...);
  if (\(IS_ERR(R)\|!R\|R == NULL\|IS_ERR_OR_NULL(R)\|unlikely(IS_ERR(R))\|unlikely(!R)\)) S
 )
-... when != \(unm0_k(H)\|unm1_k(E3, H)\|unm0_k(H + E4)\|unm1_k(E5, H + E6)\)
+... when != \(unm0_k(H, ...)\|unm1_k(E3, H, ...)\|unm0_k(H + E4, ...)\|unm1_k(E5, H + E6, ...)\)
     when != H = E7
     when != \(maph0_r(H, ...)\|maph1_r(E8, H, ...)\)
     when != E9 = \(H\|H + E10\|(T2)H\|(T2)H + E10\|(T2)(H + E10)\|&H[E10]\)
     when != \(X = mapr_x(...)\|X = mapr_x(...) + E11\|X = (T2)mapr_x(...)\|maph0_x(X, ...)\|maph1_x(E12, X, ...)\)
-\(unm0@p2(X)\|unm1@p2(E, X)\)
+\(unm0@p2(X, ...)\|unm1@p2(E, X, ...)\)
 
 @script:python@
 h << lifo_e_err.H;
@@ -273,7 +384,7 @@ for (I = E0; I < N; \(I++\|++I\|I += 1\))
 ...
 for (J = E1; J < M; \(J++\|++J\|J += 1\))
 {
- <+... \(unm0@p2(A[J])\|unm1@p2(E, A[J])\) ...+>
+ <+... \(unm0@p2(A[J], ...)\|unm1@p2(E, A[J], ...)\) ...+>
 }
 
 @script:python@
@@ -307,8 +418,8 @@ position p1, p2;
  H = mapk@p1(...) + E1
 )
 ... when != H = E3
-    when != \(unm0_k(H)\|unm1_k(E4, H)\)
-\(unm0@p2(H)\|unm1@p2(E, H)\)
+    when != \(unm0_k(H, ...)\|unm1_k(E4, H, ...)\)
+\(unm0@p2(H, ...)\|unm1@p2(E, H, ...)\)
 
 @script:python@
 h << flavour_e.H;
@@ -342,6 +453,7 @@ identifier unm0_k =~ "^(kunmap_local|__kunmap_local|kunmap_atomic|__kunmap_atomi
 identifier unm1_k =~ "^(folio_release_kmap)$";
 identifier maph0_r =~ "^(sg_miter_next|scatterwalk_map)$";
 identifier maph1_r =~ "^(kmapstack_none_)$";
+identifier fld9;
 local idexpression L;
 expression E1, E3, E4, E5, E6, E7;
 type T, T2;
@@ -361,9 +473,9 @@ position p1 != {errchk.p}, p2;
 |
  maph1@p1(E1, &L, ...)
 )
-... when != \(unm0_k(<+...L...+>)\|unm1_k(E3, <+...L...+>)\)
+... when != \(unm0_k(<+...L...+>, ...)\|unm1_k(E3, <+...L...+>, ...)\)
     when != L = E4
-    when != E5 = \(L\|L + E7\|(T2)L\|(T2)L + E7\|(T2)(L + E7)\|&L[E7]\|&L\|<+...&L...+>\)
+    when != E5 = \(L\|L + E7\|(T2)L\|(T2)L + E7\|(T2)(L + E7)\|&L[E7]\|&L\|<+...&L...+>\|L.fld9\)
     when != \(maph0_r(&L, ...)\|maph1_r(E6, &L, ...)\)
     when != return <+...L...+>;
 (
@@ -387,6 +499,7 @@ identifier unm0_k =~ "^(kunmap_local|__kunmap_local|kunmap_atomic|__kunmap_atomi
 identifier unm1_k =~ "^(folio_release_kmap)$";
 identifier maph0_r =~ "^(sg_miter_next|scatterwalk_map)$";
 identifier maph1_r =~ "^(kmapstack_none_)$";
+identifier fld9;
 local idexpression L;
 expression E1, E3, E4, E5, E6, E7, R;
 type T2;
@@ -404,9 +517,9 @@ position p1, p2;
  R = maph1@p1(E1, &L, ...);
  if (\(IS_ERR(R)\|!R\|R == NULL\|IS_ERR_OR_NULL(R)\|unlikely(IS_ERR(R))\|unlikely(!R)\)) S
 )
-... when != \(unm0_k(<+...L...+>)\|unm1_k(E3, <+...L...+>)\)
+... when != \(unm0_k(<+...L...+>, ...)\|unm1_k(E3, <+...L...+>, ...)\)
     when != L = E4
-    when != E5 = \(L\|L + E7\|(T2)L\|(T2)L + E7\|(T2)(L + E7)\|&L[E7]\|&L\|<+...&L...+>\)
+    when != E5 = \(L\|L + E7\|(T2)L\|(T2)L + E7\|(T2)(L + E7)\|&L[E7]\|&L\|<+...&L...+>\|L.fld9\)
     when != \(maph0_r(&L, ...)\|maph1_r(E6, &L, ...)\)
     when != return <+...L...+>;
 (

@@ -4,8 +4,9 @@
 ///  ret F - F returns the address of a mapping it made (or got from a
 ///          helper of this kind) and did not release on that path;
 ///  map F N - F maps into a structure reached from its parameter N (the
-///          address kept in a field of it, or a helper of this kind called
-///          on it), and does not release it again;
+///          address kept in a field of it, a helper of this kind called
+///          on it, or a local buffer of such a helper copied into it),
+///          and does not release it again;
 ///  rel F N - F releases the mapping its parameter N is (or holds in a
 ///          field, or passes to a helper of this kind).
 /// The lists it reads (the identifier constraints) are the API's own;
@@ -74,7 +75,7 @@ f@p(...) { ... when any
 |
  L = mapr(...) + E1
 )
-... when != \(unm0(L)\|unm1(E2, L)\)
+... when != \(unm0(L, ...)\|unm1(E2, L, ...)\)
     when != L = E3
 (
  return L;
@@ -85,7 +86,7 @@ f@p(...) { ... when any
 |
  A = \(L\|L + E\|(T)L\|(T)L + E\|(T)(L + E)\);
  ... when != A = E4
-     when != \(unm0_k(L)\|unm1_k(E5, L)\|unm0_k(A)\|unm1_k(E5, A)\)
+     when != \(unm0_k(L, ...)\|unm1_k(E5, L, ...)\|unm0_k(A, ...)\|unm1_k(E5, A, ...)\)
  return A;
 )
 ...
@@ -122,7 +123,7 @@ f@p(...) { ... when any
 |
  T1 L = mapr(...) + E1;
 )
-... when != \(unm0(L)\|unm1(E2, L)\)
+... when != \(unm0(L, ...)\|unm1(E2, L, ...)\)
     when != L = E3
 (
  return L;
@@ -133,7 +134,7 @@ f@p(...) { ... when any
 |
  A = \(L\|L + E\|(T)L\|(T)L + E\|(T)(L + E)\);
  ... when != A = E4
-     when != \(unm0_k(L)\|unm1_k(E5, L)\|unm0_k(A)\|unm1_k(E5, A)\)
+     when != \(unm0_k(L, ...)\|unm1_k(E5, L, ...)\|unm0_k(A, ...)\|unm1_k(E5, A, ...)\)
  return A;
 )
 ...
@@ -171,14 +172,40 @@ f@p(ps, T1 P, ...) { ... when any
  maph0(P, ...)
 |
  maph1(E, P, ...)
+|
+ maph0(&P->fld, ...)
+|
+ maph1(E, &P->fld, ...)
 )
-... when != \(unm0(P->fld)\|unm1(E1, P->fld)\|unm0(P)\|unm1(E1, P)\)
+... when != \(unm0(P->fld, ...)\|unm1(E1, P->fld, ...)\|unm0(P, ...)\|unm1(E1, P, ...)\)
 }
 
 @script:python@
 f << map_param.f;
 n << map_param.n;
 p << map_param.p;
+@@
+out("map", f, n, "-", p)
+
+@map_param_copy exists@
+identifier f, P;
+identifier maph0 =~ "^(sg_miter_next|scatterwalk_map)$";
+local idexpression L;
+parameter list[n] ps;
+type T1;
+position p;
+@@
+f@p(ps, T1 P, ...) { ... when any
+ maph0(&L, ...)
+ ... when any
+ *P = L
+ ... when any
+}
+
+@script:python@
+f << map_param_copy.f;
+n << map_param_copy.n;
+p << map_param_copy.p;
 @@
 out("map", f, n, "-", p)
 
@@ -195,15 +222,15 @@ position p;
 @@
 f@p(ps, T1 P, ...) { ... when any
 (
- unm0(P)
+ unm0(P, ...)
 |
- unm0(P->fld)
+ unm0(P->fld, ...)
 |
- unm0(&P->fld)
+ unm0(&P->fld, ...)
 |
- unm1(E, P)
+ unm1(E, P, ...)
 |
- unm1(E, P->fld)
+ unm1(E, P->fld, ...)
 )
 ... when any
 }
