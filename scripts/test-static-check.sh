@@ -10,7 +10,8 @@
 #     reverse);
 #   - mutants: each rule of static-check/kmap_lifo.cocci turned off in
 #     turn, the cases must fail (each case is seen failing without the
-#     rule that finds it);
+#     rule that finds it); each filter of its python pass turned off, a
+#     near miss of static-check/tests/cases/paths.c must be found;
 #   - usage: exit status 2 without a tree, on a tree that is not one, on a
 #     path not in it and without spatch; 0 with findings;
 #   - slice: the check of fs/erofs and fs/ext2 of a real kernel tree finds
@@ -55,6 +56,8 @@ found() {
 expected() {
 	local f
 	for f in "$cases"/*.c; do
+		# a file of near misses only has no mark
+		grep -q 'EXPECT: [a-z]*' "$f" || continue
 		grep -n 'EXPECT: [a-z]*' "$f" |
 			sed -E "s|^([0-9]+):.*EXPECT: ([a-z]+).*|$(basename "$f"):\1:\2|"
 	done | sort
@@ -120,6 +123,35 @@ for mut in "lifo_e lifo_e_err" loop flavour_e "held_e held_e_err"; do
 		nok "mutant without $mut" "the cases still pass: no case needs the rule"
 	else
 		ok "mutant without $mut: cases fail ($(comm -13 "$scratch/mut.got" "$scratch/want" | wc -l) expected findings lost)"
+	fi
+done
+
+# --- mutants of the python pass: each filter off, a near miss is found --
+# pass_off FUNCTION RESULT: kmap_lifo.cocci whose FUNCTION returns RESULT
+pass_off() {
+	local sp=$scratch/pass.cocci
+	python3 - "$KMS_REPO/static-check/kmap_lifo.cocci" "$sp" "$1" "$2" <<'PY'
+import sys
+src, dst, fn, res = sys.argv[1:]
+s = open(src).read()
+if "\ndef %s(" % fn not in s:
+    sys.exit("no function %s in %s" % (fn, src))
+s = s.replace("\ndef %s(" % fn,
+              "\ndef %s(*args):\n    return %s\n\ndef unused_%s(" % (fn, res, fn), 1)
+open(dst, "w").write(s)
+PY
+	echo "$sp"
+}
+for mut in "guarded False" "released_under_condition False" \
+	"after_success_block False" "failure_tested False" "held_before True"; do
+	# shellcheck disable=SC2086
+	sp=$(pass_off $mut)
+	run_cases "$scratch/mut" --cocci "$sp" ||
+		{ nok "pass without ${mut% *}" "the checker failed: $(cat "$scratch/mut.err")"; continue; }
+	found "$scratch/mut" > "$scratch/mut.got"
+	extra=$(comm -23 "$scratch/mut.got" "$scratch/want" | tr '\n' ' ')
+	if [ -n "$extra" ]; then ok "pass without ${mut% *}: a near miss is found ($extra)"
+	else nok "pass without ${mut% *}" "no near miss needs it"
 	fi
 done
 
