@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -128,43 +129,55 @@ def candidates(tree, paths, names, cache):
 
 
 def spatch(cocci, files, tree, jobs, timeout, log, extra=()):
-    """Run spatch on each file (a group of its own), in jobs processes."""
+    """Run spatch on each file (a group of its own): chunks of files from
+    one queue, jobs spatch processes at a time."""
     files = sorted(files)
     if not files:
         return []
-    chunks = [files[i::jobs] for i in range(jobs)]
-    procs = []
+    # a few files: one chunk a process (spatch takes a second to start);
+    # many: chunks of 20, so that neither process waits for the other
+    size = -(-len(files) // jobs) if len(files) < 100 else 20
+    queue = [files[i:i + size] for i in range(0, len(files), size)]
     tmp = tempfile.mkdtemp(prefix="kmap-static-")
-    try:
-        for i, chunk in enumerate(chunks):
-            if not chunk:
-                continue
-            groups = os.path.join(tmp, "groups%d" % i)
+    lock = threading.Lock()
+    lines, failures = [], []
+
+    def worker(w):
+        groups = os.path.join(tmp, "groups%d" % w)
+        while True:
+            with lock:
+                if not queue:
+                    return
+                chunk = queue.pop(0)
             with open(groups, "w") as g:
                 g.write("\n\n".join(chunk) + "\n")
-            out = open(os.path.join(tmp, "out%d" % i), "w+")
             cmd = ["nice", "-n", "10", "spatch", "--sp-file", cocci,
                    "--no-includes", "--include-headers", "--very-quiet",
                    "--no-show-diff", "--timeout", str(timeout),
                    "--file-groups", groups] + list(extra)
-            procs.append((subprocess.Popen(cmd, cwd=tree, stdout=out,
-                                           stderr=log), out))
-        lines = []
-        failed = False
-        for p, out in procs:
-            rc = p.wait()
-            out.seek(0)
-            lines += out.read().splitlines()
-            out.close()
-            if rc != 0:
-                failed = True
-        if failed and not lines:
-            print("kmap-static-check: spatch failed (see its log)",
-                  file=sys.stderr)
-            sys.exit(1)
-        return lines
+            r = subprocess.run(cmd, cwd=tree, stdout=subprocess.PIPE,
+                               stderr=log, text=True, errors="replace")
+            with lock:
+                lines.extend(r.stdout.splitlines())
+                if r.returncode != 0:
+                    failures.append((chunk, r.returncode))
+
+    try:
+        threads = [threading.Thread(target=worker, args=(w,))
+                   for w in range(jobs)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
     finally:
         shutil.rmtree(tmp)
+    if failures and not lines:
+        print("kmap-static-check: spatch failed (see its log)", file=sys.stderr)
+        sys.exit(1)
+    for chunk, rc in failures:
+        print("kmap-static-check: spatch exit %d on %s..." % (rc, chunk[0]),
+              file=sys.stderr)
+    return lines
 
 
 def derive(tree, paths, jobs, timeout, log, rounds):
