@@ -18,6 +18,8 @@ Options:
   -j N          spatch processes at once (default 2, at most 2)
   --rounds N    rounds of helper derivation (default 6)
   --wrappers F  also write the derived helpers to F
+  --use-wrappers F  take the helpers from F (written by --wrappers) instead
+                of deriving them
   --log F       spatch's own messages (parse errors, timeouts) to F
   --timeout S   per-file spatch timeout (default 120)
   --cocci F     the semantic patch to run instead of kmap_lifo.cocci
@@ -180,6 +182,48 @@ def spatch(cocci, files, tree, jobs, timeout, log, extra=()):
     return lines
 
 
+def classify(seen, flavours):
+    """The classes of kmap_lifo.cocci from the facts found of each helper."""
+    flavours = dict(flavours)
+    classes = {k: list(v) for k, v in BASE.items()}
+    for name, facts in seen.items():
+        kinds = {(k, n) for k, n, _, _ in facts}
+        inners = {i for _, _, i, _ in facts}
+        fl = {flavours.get(i) for i in inners} - {None}
+        maps = {n for k, n in kinds if k == "map"}
+        rels = {n for k, n in kinds if k == "rel"}
+        if ("ret", "-") in kinds:
+            classes["mapr"].append(name)
+        elif maps:
+            # mapping into its parameter (after releasing what it held,
+            # as a buffer or an iterator does): a mapping helper
+            for n in maps:
+                if n in ("0", "1"):
+                    classes["maph" + n].append(name)
+        else:
+            for n in rels:
+                if n in ("0", "1"):
+                    classes["unm" + n].append(name)
+        if len(fl) == 1:
+            flavours[name] = fl.pop()
+    return classes, flavours
+
+
+def load_wrappers(path):
+    """The helpers of a file --wrappers wrote."""
+    seen = {}
+    with open(path) as f:
+        for line in f:
+            kind, name, n, inner, where = line.split()
+            seen.setdefault(name, set()).add((kind, n, inner, where))
+    # the flavour of a helper comes from what it calls: settle it in
+    # rounds, as derive() does
+    flavours = dict(FLAVOUR)
+    for _ in range(6):
+        classes, flavours = classify(seen, flavours)
+    return classes, flavours, seen
+
+
 def derive(tree, paths, jobs, timeout, log, rounds):
     """The helpers: class -> names, and their flavours."""
     classes = {k: list(v) for k, v in BASE.items()}
@@ -214,27 +258,7 @@ def derive(tree, paths, jobs, timeout, log, rounds):
                 continue
             seen[name] = facts
             new_names.add(name)
-        classes = {k: list(v) for k, v in BASE.items()}
-        for name, facts in seen.items():
-            kinds = {(k, n) for k, n, _, _ in facts}
-            inners = {i for _, _, i, _ in facts}
-            fl = {flavours.get(i) for i in inners} - {None}
-            maps = {n for k, n in kinds if k == "map"}
-            rels = {n for k, n in kinds if k == "rel"}
-            if ("ret", "-") in kinds:
-                classes["mapr"].append(name)
-            elif maps:
-                # mapping into its parameter (after releasing what it
-                # held, as a buffer or an iterator does): a mapping helper
-                for n in maps:
-                    if n in ("0", "1"):
-                        classes["maph" + n].append(name)
-            else:
-                for n in rels:
-                    if n in ("0", "1"):
-                        classes["unm" + n].append(name)
-            if len(fl) == 1:
-                flavours[name] = fl.pop()
+        classes, flavours = classify(seen, flavours)
         if not new_names:
             break
     return classes, flavours, seen
@@ -247,6 +271,7 @@ def main():
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--wrappers")
+    ap.add_argument("--use-wrappers")
     ap.add_argument("--log")
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--cocci", default=LIFO)
@@ -274,8 +299,11 @@ def main():
         usage("spatch not found (apt-get install coccinelle)")
     log = open(a.log, "w") if a.log else subprocess.DEVNULL
     t0 = time.time()
-    classes, flavours, seen = derive(tree, paths, a.j, a.timeout, log,
-                                     a.rounds)
+    if a.use_wrappers:
+        classes, flavours, seen = load_wrappers(a.use_wrappers)
+    else:
+        classes, flavours, seen = derive(tree, paths, a.j, a.timeout, log,
+                                         a.rounds)
     if a.wrappers:
         with open(a.wrappers, "w") as f:
             for name in sorted(seen):
