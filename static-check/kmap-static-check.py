@@ -45,9 +45,14 @@ BASE = {
              "kmap_atomic", "kmap_atomic_prot", "kmap_atomic_pfn"],
     "maph0": ["sg_miter_next", "scatterwalk_map"],
     "maph1": [],
+    # the mapping helpers that release nothing of that parameter (the
+    # start of a mapping held at return)
+    "mapo0": ["scatterwalk_map"],
+    "mapo1": [],
     "unm0": ["kunmap_local", "__kunmap_local", "kunmap_atomic",
              "__kunmap_atomic", "sg_miter_stop", "scatterwalk_unmap"],
     "unm1": ["folio_release_kmap"],
+    "unm2": [],
 }
 FLAVOUR = {
     "kmap_local_page": "local", "kmap_local_folio": "local",
@@ -101,7 +106,7 @@ def render(template, classes, flavours):
     text = text.replace("flavours = {\n", "flavours = {\n    **%r,\n" % flavours, 1)
     mappers = sorted(set(classes["mapr"] + classes["maph0"] + classes["maph1"]))
     text = text.replace("\nmappers = set()\n", "\nmappers = set(%r)\n" % mappers, 1)
-    releasers = sorted(set(classes["unm0"] + classes["unm1"]))
+    releasers = sorted(set(classes["unm0"] + classes["unm1"] + classes["unm2"]))
     text = re.sub(r"\nreleasers = set\(\[[^]]*\]\)\n",
                   lambda m: "\nreleasers = set(%r)\n" % releasers, text, count=1)
     return text
@@ -200,9 +205,11 @@ def classify(seen, flavours):
             for n in maps:
                 if n in ("0", "1"):
                     classes["maph" + n].append(name)
+                    if n not in rels:
+                        classes["mapo" + n].append(name)
         else:
             for n in rels:
-                if n in ("0", "1"):
+                if n in ("0", "1", "2"):
                     classes["unm" + n].append(name)
         if len(fl) == 1:
             flavours[name] = fl.pop()

@@ -81,22 +81,26 @@ def after_success_block(names, p1, p2):
 mappers = set()
 
 def guarded(x, p2):
-    """The release at p2 is under "if (x)": x holds no mapping (NULL) on
+    """The release at p2 is under an if whose condition has x as a term
+    (if (x), if (x != NULL), if (a && x)): x holds no mapping (NULL) on
     the paths where it was not mapped."""
-    text = source_lines(p2, p2)
-    lines = text
     try:
         with open(p2[0].file, errors="replace") as f:
             all_lines = f.readlines()
         n = int(p2[0].line)
         lines = all_lines[max(0, n - 2):n]
     except (OSError, ValueError):
-        pass
+        return False
     w = re.escape(x)
-    return any(re.search(r"\bif\s*\(\s*%s\s*(?:!=\s*NULL\s*)?\)" % w,
-                         t.replace(" ", "").replace("if(", "if (")) or
-               re.search(r"\bif\s*\(\s*%s\s*(?:!=\s*NULL\s*)?\)" % w, t)
-               for t in lines)
+    for t in lines:
+        m = re.search(r"\bif\s*\((.*)\)", t.replace(" ", ""))
+        if not m:
+            continue
+        for term in re.split(r"&&|\|\|", m.group(1)):
+            term = term.strip("()")
+            if re.fullmatch(r"%s(?:!=NULL)?" % w, term):
+                return True
+    return False
 
 def mapped_through(x, p1, p2):
     """A mapping helper was given the structure x is a field of (x is
@@ -155,12 +159,52 @@ def held_before(x, p2):
                 return True
     return False
 
+def uncast(e):
+    """e without spaces, casts and outer parentheses."""
+    e = e.replace(" ", "")
+    while True:
+        m = re.match(r"^\((?:const)?(?:unsigned|signed)?(?:struct|union)?\w*\**\)(.*)$", e)
+        if m and m.group(1):
+            e = m.group(1)
+            continue
+        if e.startswith("(") and e.endswith(")") and e.count("(") == 1:
+            e = e[1:-1]
+            continue
+        return e
+
+# The functions that release (the API's and the derived helpers).
+releasers = set(["kunmap_local", "kunmap_atomic", "folio_release_kmap"])
+
+def released_under_condition(l, p1, p2):
+    """On the way to p2 the mapping is released under an if of its own
+    (if (!mapped_by_kmap) kunmap_local(l)): the path that skips it is
+    most likely one where l was mapped otherwise (a correlated condition
+    that a path-insensitive match does not follow)."""
+    text = source_lines(p1, p2)
+    w = re.escape(l.replace(" ", "").lstrip("&"))
+    prev = ""
+    for t in text[1:-1]:
+        u = t.replace(" ", "")
+        for name in re.findall(r"\b(\w+)\s*\(", t):
+            if name in releasers and re.search(r"[(,]&?%s[,)]" % w, u):
+                # an if of one statement: the release is all it does
+                if (re.match(r"\s*(}\s*)?(else\s+)?if\b", prev) and
+                        not prev.rstrip().endswith("{")) or \
+                   re.match(r"\s*(}\s*)?(else\s+)?if\b", t):
+                    return True
+        if t.strip():
+            prev = t
+    return False
+
 def lifo(h, x, p1, p2):
+    h, x = uncast(h), uncast(x)
     names = {n for n in (result_name(p1),) if n}
     if after_success_block(names, p1, p2):
         return
     xs = x.replace(" ", "")
     if guarded(xs, p2) or mapped_through(xs, p1, p2):
+        return
+    if released_under_condition(h, p1, p2):
         return
     if mappers and not held_before(xs, p2):
         return
@@ -204,28 +248,6 @@ def failure_tested(l, p1, p2):
                 return True
     return False
 
-# The functions that release (the API's and the derived helpers).
-releasers = set(["kunmap_local", "kunmap_atomic", "folio_release_kmap"])
-
-def released_under_condition(l, p1, p2):
-    """On the way to p2 the mapping is released under an if of its own
-    (if (!mapped_by_kmap) kunmap_local(l)): the path that skips it is
-    most likely one where l was mapped otherwise (a correlated condition
-    that a path-insensitive match does not follow)."""
-    text = source_lines(p1, p2)
-    w = re.escape(l.replace(" ", "").lstrip("&"))
-    prev = ""
-    for t in text[1:-1]:
-        u = t.replace(" ", "")
-        for name in re.findall(r"\b(\w+)\s*\(", t):
-            if name in releasers and re.search(r"[(,]&?%s[,)]" % w, u):
-                if re.match(r"\s*(}\s*)?(else\s+)?if\b", prev) or \
-                   re.match(r"\s*(}\s*)?(else\s+)?if\b", t):
-                    return True
-        if t.strip():
-            prev = t
-    return False
-
 def held(l, p1, p2):
     if fn(p1) == fn(p2) and not failure_tested(l, p1, p2) and \
        not released_under_condition(l, p1, p2):
@@ -265,10 +287,10 @@ position p;
  if (\(IS_ERR(H)\|!H\|H == NULL\|IS_ERR_OR_NULL(H)\|unlikely(IS_ERR(H))\|unlikely(!H)\)) S
 |
  R = maph0@p(H, ...);
- if (\(IS_ERR(R)\|!R\|R == NULL\|IS_ERR_OR_NULL(R)\|unlikely(IS_ERR(R))\|unlikely(!R)\)) S
+ if (\(IS_ERR(R)\|!R\|R == NULL\|IS_ERR_OR_NULL(R)\|unlikely(IS_ERR(R))\|unlikely(!R)\|R < 0\|unlikely(R < 0)\)) S
 |
  R = maph1@p(E1, H, ...);
- if (\(IS_ERR(R)\|!R\|R == NULL\|IS_ERR_OR_NULL(R)\|unlikely(IS_ERR(R))\|unlikely(!R)\)) S
+ if (\(IS_ERR(R)\|!R\|R == NULL\|IS_ERR_OR_NULL(R)\|unlikely(IS_ERR(R))\|unlikely(!R)\|R < 0\|unlikely(R < 0)\)) S
 )
 
 // ---------------------------------------------------------------------
@@ -282,14 +304,16 @@ identifier maph0 =~ "^(sg_miter_next|scatterwalk_map)$";
 identifier maph1 =~ "^(kmapstack_none_)$";
 identifier unm0 =~ "^(kunmap_local|__kunmap_local|kunmap_atomic|__kunmap_atomic|sg_miter_stop|scatterwalk_unmap)$";
 identifier unm1 =~ "^(folio_release_kmap)$";
+identifier unm2 =~ "^(kmapstack_none_)$";
 identifier unm0_k =~ "^(kunmap_local|__kunmap_local|kunmap_atomic|__kunmap_atomic|sg_miter_stop|scatterwalk_unmap)$";
 identifier unm1_k =~ "^(folio_release_kmap)$";
+identifier unm2_k =~ "^(kmapstack_none_)$";
 identifier maph0_r =~ "^(sg_miter_next|scatterwalk_map)$";
 identifier maph1_r =~ "^(kmapstack_none_)$";
 identifier mapr_x =~ "^(kmap_local_page|kmap_local_folio|kmap_local_page_prot|kmap_local_pfn|kmap_local_page_try_from_panic|kmap_atomic|kmap_atomic_prot|kmap_atomic_pfn)$";
 identifier maph0_x =~ "^(sg_miter_next|scatterwalk_map)$";
 identifier maph1_x =~ "^(kmapstack_none_)$";
-expression H, X, E, E1, E3, E4, E5, E6, E7, E8, E9, E10, E11, E12;
+expression H, X, E, E1, E3, E4, E5, E6, E7, E8, E9, E10, E11, E12, E13;
 type T, T2;
 position p1 != {errchk.p}, p2;
 @@
@@ -307,12 +331,12 @@ position p1 != {errchk.p}, p2;
 |
  maph1@p1(E1, H, ...)
 )
-... when != \(unm0_k(H, ...)\|unm1_k(E3, H, ...)\|unm0_k(H + E4, ...)\|unm1_k(E5, H + E6, ...)\)
+... when != \(unm0_k(H, ...)\|unm1_k(E3, H, ...)\|unm2_k(E3, E4, H, ...)\|unm0_k(H + E4, ...)\|unm1_k(E5, H + E6, ...)\)
     when != H = E7
     when != \(maph0_r(H, ...)\|maph1_r(E8, H, ...)\)
     when != E9 = \(H\|H + E10\|(T2)H\|(T2)H + E10\|(T2)(H + E10)\|&H[E10]\)
     when != \(X = mapr_x(...)\|X = mapr_x(...) + E11\|X = (T2)mapr_x(...)\|maph0_x(X, ...)\|maph1_x(E12, X, ...)\)
-\(unm0@p2(X, ...)\|unm1@p2(E, X, ...)\)
+\(unm0@p2(X, ...)\|unm1@p2(E, X, ...)\|unm2@p2(E, E13, X, ...)\)
 
 @script:python@
 h << lifo_e.H;
@@ -328,14 +352,16 @@ identifier maph0 =~ "^(sg_miter_next|scatterwalk_map)$";
 identifier maph1 =~ "^(kmapstack_none_)$";
 identifier unm0 =~ "^(kunmap_local|__kunmap_local|kunmap_atomic|__kunmap_atomic|sg_miter_stop|scatterwalk_unmap)$";
 identifier unm1 =~ "^(folio_release_kmap)$";
+identifier unm2 =~ "^(kmapstack_none_)$";
 identifier unm0_k =~ "^(kunmap_local|__kunmap_local|kunmap_atomic|__kunmap_atomic|sg_miter_stop|scatterwalk_unmap)$";
 identifier unm1_k =~ "^(folio_release_kmap)$";
+identifier unm2_k =~ "^(kmapstack_none_)$";
 identifier maph0_r =~ "^(sg_miter_next|scatterwalk_map)$";
 identifier maph1_r =~ "^(kmapstack_none_)$";
 identifier mapr_x =~ "^(kmap_local_page|kmap_local_folio|kmap_local_page_prot|kmap_local_pfn|kmap_local_page_try_from_panic|kmap_atomic|kmap_atomic_prot|kmap_atomic_pfn)$";
 identifier maph0_x =~ "^(sg_miter_next|scatterwalk_map)$";
 identifier maph1_x =~ "^(kmapstack_none_)$";
-expression H, X, E, E1, R, E3, E4, E5, E6, E7, E8, E9, E10, E11, E12;
+expression H, X, E, E1, R, E3, E4, E5, E6, E7, E8, E9, E10, E11, E12, E13;
 type T2;
 statement S;
 position p1, p2;
@@ -346,17 +372,17 @@ position p1, p2;
  if (\(IS_ERR(H)\|!H\|H == NULL\|IS_ERR_OR_NULL(H)\|unlikely(IS_ERR(H))\|unlikely(!H)\)) S
 |
  R = maph0@p1(H, ...);
- if (\(IS_ERR(R)\|!R\|R == NULL\|IS_ERR_OR_NULL(R)\|unlikely(IS_ERR(R))\|unlikely(!R)\)) S
+ if (\(IS_ERR(R)\|!R\|R == NULL\|IS_ERR_OR_NULL(R)\|unlikely(IS_ERR(R))\|unlikely(!R)\|R < 0\|unlikely(R < 0)\)) S
 |
  R = maph1@p1(E1, H, ...);
- if (\(IS_ERR(R)\|!R\|R == NULL\|IS_ERR_OR_NULL(R)\|unlikely(IS_ERR(R))\|unlikely(!R)\)) S
+ if (\(IS_ERR(R)\|!R\|R == NULL\|IS_ERR_OR_NULL(R)\|unlikely(IS_ERR(R))\|unlikely(!R)\|R < 0\|unlikely(R < 0)\)) S
 )
-... when != \(unm0_k(H, ...)\|unm1_k(E3, H, ...)\|unm0_k(H + E4, ...)\|unm1_k(E5, H + E6, ...)\)
+... when != \(unm0_k(H, ...)\|unm1_k(E3, H, ...)\|unm2_k(E3, E4, H, ...)\|unm0_k(H + E4, ...)\|unm1_k(E5, H + E6, ...)\)
     when != H = E7
     when != \(maph0_r(H, ...)\|maph1_r(E8, H, ...)\)
     when != E9 = \(H\|H + E10\|(T2)H\|(T2)H + E10\|(T2)(H + E10)\|&H[E10]\)
     when != \(X = mapr_x(...)\|X = mapr_x(...) + E11\|X = (T2)mapr_x(...)\|maph0_x(X, ...)\|maph1_x(E12, X, ...)\)
-\(unm0@p2(X, ...)\|unm1@p2(E, X, ...)\)
+\(unm0@p2(X, ...)\|unm1@p2(E, X, ...)\|unm2@p2(E, E13, X, ...)\)
 
 @script:python@
 h << lifo_e_err.H;
@@ -447,10 +473,11 @@ check_flavour(h, m, u1, p1, p2)
 
 @held_e depends on report || org exists@
 identifier mapr =~ "^(kmap_local_page|kmap_local_folio|kmap_local_page_prot|kmap_local_pfn|kmap_local_page_try_from_panic|kmap_atomic|kmap_atomic_prot|kmap_atomic_pfn)$";
-identifier maph0 =~ "^(sg_miter_next|scatterwalk_map)$";
-identifier maph1 =~ "^(kmapstack_none_)$";
+identifier mapo0 =~ "^(scatterwalk_map)$";
+identifier mapo1 =~ "^(kmapstack_none_)$";
 identifier unm0_k =~ "^(kunmap_local|__kunmap_local|kunmap_atomic|__kunmap_atomic|sg_miter_stop|scatterwalk_unmap)$";
 identifier unm1_k =~ "^(folio_release_kmap)$";
+identifier unm2_k =~ "^(kmapstack_none_)$";
 identifier maph0_r =~ "^(sg_miter_next|scatterwalk_map)$";
 identifier maph1_r =~ "^(kmapstack_none_)$";
 identifier fld9;
@@ -469,11 +496,11 @@ position p1 != {errchk.p}, p2;
 |
  L = (T)mapr@p1(...) + E1
 |
- maph0@p1(&L, ...)
+ mapo0@p1(&L, ...)
 |
- maph1@p1(E1, &L, ...)
+ mapo1@p1(E1, &L, ...)
 )
-... when != \(unm0_k(<+...L...+>, ...)\|unm1_k(E3, <+...L...+>, ...)\)
+... when != \(unm0_k(<+...L...+>, ...)\|unm1_k(E3, <+...L...+>, ...)\|unm2_k(E3, E4, <+...L...+>, ...)\)
     when != L = E4
     when != E5 = \(L\|L + E7\|(T2)L\|(T2)L + E7\|(T2)(L + E7)\|&L[E7]\|&L\|<+...&L...+>\|L.fld9\)
     when != \(maph0_r(&L, ...)\|maph1_r(E6, &L, ...)\)
@@ -493,10 +520,11 @@ held(l, p1, p2)
 
 @held_e_err depends on report || org exists@
 identifier mapr =~ "^(kmap_local_page|kmap_local_folio|kmap_local_page_prot|kmap_local_pfn|kmap_local_page_try_from_panic|kmap_atomic|kmap_atomic_prot|kmap_atomic_pfn)$";
-identifier maph0 =~ "^(sg_miter_next|scatterwalk_map)$";
-identifier maph1 =~ "^(kmapstack_none_)$";
+identifier mapo0 =~ "^(scatterwalk_map)$";
+identifier mapo1 =~ "^(kmapstack_none_)$";
 identifier unm0_k =~ "^(kunmap_local|__kunmap_local|kunmap_atomic|__kunmap_atomic|sg_miter_stop|scatterwalk_unmap)$";
 identifier unm1_k =~ "^(folio_release_kmap)$";
+identifier unm2_k =~ "^(kmapstack_none_)$";
 identifier maph0_r =~ "^(sg_miter_next|scatterwalk_map)$";
 identifier maph1_r =~ "^(kmapstack_none_)$";
 identifier fld9;
@@ -511,13 +539,13 @@ position p1, p2;
  L = mapr@p1(...);
  if (\(IS_ERR(L)\|!L\|L == NULL\|IS_ERR_OR_NULL(L)\|unlikely(IS_ERR(L))\|unlikely(!L)\)) S
 |
- R = maph0@p1(&L, ...);
- if (\(IS_ERR(R)\|!R\|R == NULL\|IS_ERR_OR_NULL(R)\|unlikely(IS_ERR(R))\|unlikely(!R)\)) S
+ R = mapo0@p1(&L, ...);
+ if (\(IS_ERR(R)\|!R\|R == NULL\|IS_ERR_OR_NULL(R)\|unlikely(IS_ERR(R))\|unlikely(!R)\|R < 0\|unlikely(R < 0)\)) S
 |
- R = maph1@p1(E1, &L, ...);
- if (\(IS_ERR(R)\|!R\|R == NULL\|IS_ERR_OR_NULL(R)\|unlikely(IS_ERR(R))\|unlikely(!R)\)) S
+ R = mapo1@p1(E1, &L, ...);
+ if (\(IS_ERR(R)\|!R\|R == NULL\|IS_ERR_OR_NULL(R)\|unlikely(IS_ERR(R))\|unlikely(!R)\|R < 0\|unlikely(R < 0)\)) S
 )
-... when != \(unm0_k(<+...L...+>, ...)\|unm1_k(E3, <+...L...+>, ...)\)
+... when != \(unm0_k(<+...L...+>, ...)\|unm1_k(E3, <+...L...+>, ...)\|unm2_k(E3, E4, <+...L...+>, ...)\)
     when != L = E4
     when != E5 = \(L\|L + E7\|(T2)L\|(T2)L + E7\|(T2)(L + E7)\|&L[E7]\|&L\|<+...&L...+>\|L.fld9\)
     when != \(maph0_r(&L, ...)\|maph1_r(E6, &L, ...)\)
