@@ -77,7 +77,7 @@ def after_success_block(names, p1, p2):
                     return True
     return False
 
-# The functions that map (the API's and the helpers a driver derived).
+# The functions that map: those of the API and the helpers a driver derived.
 mappers = set()
 
 def guarded(x, p2):
@@ -172,7 +172,7 @@ def uncast(e):
             continue
         return e
 
-# The functions that release (the API's and the derived helpers).
+# The functions that release: those of the API and the derived helpers.
 releasers = set(["kunmap_local", "kunmap_atomic", "folio_release_kmap"])
 
 def released_under_condition(l, p1, p2):
@@ -205,6 +205,10 @@ def lifo(h, x, p1, p2):
     if guarded(xs, p2) or mapped_through(xs, p1, p2):
         return
     if released_under_condition(h, p1, p2):
+        return
+    # two elements of one array: for the loop rule
+    ah, ax = re.match(r"^(\w+)\x5b", h), re.match(r"^(\w+)\x5b", xs)
+    if ah and ax and ah.group(1) == ax.group(1):
         return
     if mappers and not held_before(xs, p2):
         return
@@ -299,6 +303,7 @@ position p;
 // than any made here).
 
 @lifo_e depends on report || org exists@
+identifier fld14;
 identifier mapr =~ "^(kmap_local_page|kmap_local_folio|kmap_local_page_prot|kmap_local_pfn|kmap_local_page_try_from_panic|kmap_atomic|kmap_atomic_prot|kmap_atomic_pfn)$";
 identifier maph0 =~ "^(sg_miter_next|scatterwalk_map)$";
 identifier maph1 =~ "^(kmapstack_none_)$";
@@ -334,7 +339,7 @@ position p1 != {errchk.p}, p2;
 ... when != \(unm0_k(H, ...)\|unm1_k(E3, H, ...)\|unm2_k(E3, E4, H, ...)\|unm0_k(H + E4, ...)\|unm1_k(E5, H + E6, ...)\)
     when != H = E7
     when != \(maph0_r(H, ...)\|maph1_r(E8, H, ...)\)
-    when != E9 = \(H\|H + E10\|(T2)H\|(T2)H + E10\|(T2)(H + E10)\|&H[E10]\)
+    when != E9 = \(H\|H + E10\|(T2)H\|(T2)H + E10\|(T2)(H + E10)\|&H[E10]\|&H->fld14\)
     when != \(X = mapr_x(...)\|X = mapr_x(...) + E11\|X = (T2)mapr_x(...)\|maph0_x(X, ...)\|maph1_x(E12, X, ...)\)
 \(unm0@p2(X, ...)\|unm1@p2(E, X, ...)\|unm2@p2(E, E13, X, ...)\)
 
@@ -347,6 +352,7 @@ p2 << lifo_e.p2;
 lifo(h, x, p1, p2)
 
 @lifo_e_err depends on report || org exists@
+identifier fld14;
 identifier mapr =~ "^(kmap_local_page|kmap_local_folio|kmap_local_page_prot|kmap_local_pfn|kmap_local_page_try_from_panic|kmap_atomic|kmap_atomic_prot|kmap_atomic_pfn)$";
 identifier maph0 =~ "^(sg_miter_next|scatterwalk_map)$";
 identifier maph1 =~ "^(kmapstack_none_)$";
@@ -380,7 +386,7 @@ position p1, p2;
 ... when != \(unm0_k(H, ...)\|unm1_k(E3, H, ...)\|unm2_k(E3, E4, H, ...)\|unm0_k(H + E4, ...)\|unm1_k(E5, H + E6, ...)\)
     when != H = E7
     when != \(maph0_r(H, ...)\|maph1_r(E8, H, ...)\)
-    when != E9 = \(H\|H + E10\|(T2)H\|(T2)H + E10\|(T2)(H + E10)\|&H[E10]\)
+    when != E9 = \(H\|H + E10\|(T2)H\|(T2)H + E10\|(T2)(H + E10)\|&H[E10]\|&H->fld14\)
     when != \(X = mapr_x(...)\|X = mapr_x(...) + E11\|X = (T2)mapr_x(...)\|maph0_x(X, ...)\|maph1_x(E12, X, ...)\)
 \(unm0@p2(X, ...)\|unm1@p2(E, X, ...)\|unm2@p2(E, E13, X, ...)\)
 
@@ -502,7 +508,7 @@ position p1 != {errchk.p}, p2;
 )
 ... when != \(unm0_k(<+...L...+>, ...)\|unm1_k(E3, <+...L...+>, ...)\|unm2_k(E3, E4, <+...L...+>, ...)\)
     when != L = E4
-    when != E5 = \(L\|L + E7\|(T2)L\|(T2)L + E7\|(T2)(L + E7)\|&L[E7]\|&L\|<+...&L...+>\|L.fld9\)
+    when != E5 = \(L\|L + E7\|(T2)L\|(T2)L + E7\|(T2)(L + E7)\|&L[E7]\|&L\|<+...&L...+>\|L.fld9\|&L->fld9\)
     when != \(maph0_r(&L, ...)\|maph1_r(E6, &L, ...)\)
     when != return <+...L...+>;
 (
@@ -547,7 +553,7 @@ position p1, p2;
 )
 ... when != \(unm0_k(<+...L...+>, ...)\|unm1_k(E3, <+...L...+>, ...)\|unm2_k(E3, E4, <+...L...+>, ...)\)
     when != L = E4
-    when != E5 = \(L\|L + E7\|(T2)L\|(T2)L + E7\|(T2)(L + E7)\|&L[E7]\|&L\|<+...&L...+>\|L.fld9\)
+    when != E5 = \(L\|L + E7\|(T2)L\|(T2)L + E7\|(T2)(L + E7)\|&L[E7]\|&L\|<+...&L...+>\|L.fld9\|&L->fld9\)
     when != \(maph0_r(&L, ...)\|maph1_r(E6, &L, ...)\)
     when != return <+...L...+>;
 (
