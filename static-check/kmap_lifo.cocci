@@ -60,7 +60,7 @@ def result_name(p1):
 def after_success_block(names, p1, p2):
     """p2 follows the block of a test for the success of the mapping call
     at p1 (if (!IS_ERR(r)) { ... } or if (r) { ... }): it is reached
-    from the failure's branch, unless the block falls through, which is
+    from the branch of the failure, unless the block falls through, which is
     not told apart here."""
     text = source_lines(p1, p2)
     for i, t in enumerate(text[1:], 1):
@@ -79,28 +79,6 @@ def after_success_block(names, p1, p2):
 
 # The functions that map: those of the API and the helpers a driver derived.
 mappers = set()
-
-def guarded(x, p2):
-    """The release at p2 is under an if whose condition has x as a term
-    (if (x), if (x != NULL), if (a && x)): x holds no mapping (NULL) on
-    the paths where it was not mapped."""
-    try:
-        with open(p2[0].file, errors="replace") as f:
-            all_lines = f.readlines()
-        n = int(p2[0].line)
-        lines = all_lines[max(0, n - 2):n]
-    except (OSError, ValueError):
-        return False
-    w = re.escape(x)
-    for t in lines:
-        m = re.search(r"\bif\s*\((.*)\)", t.replace(" ", ""))
-        if not m:
-            continue
-        for term in re.split(r"&&|\|\|", m.group(1)):
-            term = term.strip("()")
-            if re.fullmatch(r"%s(?:!=NULL)?" % w, term):
-                return True
-    return False
 
 def mapped_through(x, p1, p2):
     """A mapping helper was given the structure x is a field of (x is
@@ -135,29 +113,6 @@ def function_text(p):
         end += 1
     head = "".join(lines[start:start + 4])
     return lines[start:end + 1], head
-
-def held_before(x, p2):
-    """x can hold a mapping when the function releases it: it is mapped,
-    or a buffer is copied into it, somewhere in the function (a loop may
-    take it round), or it is a parameter (the caller's mapping, older than
-    any of this function's)."""
-    body, head = function_text(p2)
-    root = re.match(r"^&?(\w+)", x)
-    if not body or not root:
-        return True
-    r = re.escape(root.group(1))
-    if re.search(r"[(,\s\*]%s\s*[,)]" % r, head):
-        return True
-    xe = re.escape(x)
-    for t in body:
-        u = t.replace(" ", "")
-        if re.search(r"(?:^|[^\w.>])\*?%s=(?!=)" % xe, u) or \
-           re.search(r"(?:^|[^\w.>])\*%s=(?!=)" % r, u):
-            return True
-        for name in re.findall(r"\b(\w+)\s*\(", t):
-            if name in mappers and re.search(r"[(,]&?%s[,)]" % xe, u):
-                return True
-    return False
 
 def uncast(e):
     """e without spaces, casts and outer parentheses."""
@@ -196,21 +151,62 @@ def released_under_condition(l, p1, p2):
             prev = t
     return False
 
+# (file, line of H, line of the release) of the paths of rule lifo_p
+confirmed = set()
+
+def is_parameter(x, p):
+    """x (or the structure it is a field of) is a parameter of the
+    function at p."""
+    body, head = function_text(p)
+    root = re.match(r"^&?(\w+)", x)
+    if not head or not root:
+        return True
+    sig = head.split("{")[0]
+    return re.search(r"[(,\s\*]%s\s*[,)]" % re.escape(root.group(1)), sig) is not None
+
+def same_mapping(h, x, p1):
+    """h and x are names of one mapping: the mapping statement names both
+    (a = b = kmap(...)), or one is set to the other in the function
+    (p = &s->miter)."""
+    first = source_lines(p1, p1)
+    if first and re.search(r"\b\w+\s*=\s*\w+\s*=[^=]", first[0]):
+        return True
+    if first and re.search(r"\b%s\s*=\s*[\w\s\(\)\*]*=" % re.escape(x), first[0]):
+        return True
+    body, head = function_text(p1)
+    text = "".join(body).replace(" ", "").replace("\t", "")
+    for a, b in ((h, x), (x, h)):
+        # a = b; or a declaration T *a = &b; (not *a = b;, a copy into
+        # what a points to)
+        if re.search(r"(?:(?<![\w*.>])|(?<=\w\*))%s=&?%s[;,)]" % (re.escape(a), re.escape(b.lstrip("&"))), text):
+            return True
+    return False
+
+def same_array(h, x):
+    """Two elements of one array: left to the loop rule."""
+    ah, ax = re.match(r"^(\w+)\x5b", h), re.match(r"^(\w+)\x5b", x)
+    return bool(ah and ax and ah.group(1) == ax.group(1))
+
 def lifo(h, x, p1, p2):
     h, x = uncast(h), uncast(x)
     names = {n for n in (result_name(p1),) if n}
     if after_success_block(names, p1, p2):
         return
     xs = x.replace(" ", "")
-    if guarded(xs, p2) or mapped_through(xs, p1, p2):
+    if mapped_through(xs, p1, p2):
         return
     if released_under_condition(h, p1, p2):
         return
-    # two elements of one array: for the loop rule
-    ah, ax = re.match(r"^(\w+)\x5b", h), re.match(r"^(\w+)\x5b", xs)
-    if ah and ax and ah.group(1) == ax.group(1):
+    if same_array(h, xs):
         return
-    if mappers and not held_before(xs, p2):
+    # a parameter holds the mapping of the caller, older than any made here;
+    # anything else must be mapped on a path that reaches H held
+    if not is_parameter(xs, p2) and \
+       (p1[0].file, p1[0].line, p2[0].line) not in confirmed:
+        return
+    # a = b = kmap(...): a and b are one mapping; so are an alias made
+    # anywhere in the function (p = &s->miter) and its original
+    if same_mapping(h, xs, p1):
         return
     # &s and &s.f: a helper mapped into s what is released through s.f
     rh = re.match(r"^&?(\w+)", h.replace(" ", ""))
@@ -232,7 +228,7 @@ def source_lines(p1, p2):
 def failure_tested(l, p1, p2):
     """The result of the mapping call at p1 is returned at p2, or it (or
     l) is tested for success on the way (if (!IS_ERR(r)) ...): the path
-    may be the failure's.  A test for failure just after the call is
+    may be that of the failure.  A test for failure just after the call is
     matched by the rules *_err instead."""
     text = source_lines(p1, p2)
     if not text:
@@ -301,6 +297,77 @@ position p;
 // Out of order: X is released while H, mapped later, is still held (or X
 // is not mapped in this function at all: it is the caller's mapping, older
 // than any made here).
+
+// X held when H is mapped: X mapped (or a mapped buffer copied into
+// *X) on the way, and not released before H.  A release of an X that is
+// not a parameter is reported only where this rule finds such a path.
+
+@lifo_p depends on report || org exists@
+identifier fld14;
+identifier mapr =~ "^(kmap_local_page|kmap_local_folio|kmap_local_page_prot|kmap_local_pfn|kmap_local_page_try_from_panic|kmap_atomic|kmap_atomic_prot|kmap_atomic_pfn)$";
+identifier maph0 =~ "^(sg_miter_next|scatterwalk_map)$";
+identifier maph1 =~ "^(kmapstack_none_)$";
+identifier unm0 =~ "^(kunmap_local|__kunmap_local|kunmap_atomic|__kunmap_atomic|sg_miter_stop|scatterwalk_unmap)$";
+identifier unm1 =~ "^(folio_release_kmap)$";
+identifier unm2 =~ "^(kmapstack_none_)$";
+identifier unm0_k =~ "^(kunmap_local|__kunmap_local|kunmap_atomic|__kunmap_atomic|sg_miter_stop|scatterwalk_unmap)$";
+identifier unm1_k =~ "^(folio_release_kmap)$";
+identifier unm2_k =~ "^(kmapstack_none_)$";
+identifier maph0_r =~ "^(sg_miter_next|scatterwalk_map)$";
+identifier maph1_r =~ "^(kmapstack_none_)$";
+identifier mapr_x =~ "^(kmap_local_page|kmap_local_folio|kmap_local_page_prot|kmap_local_pfn|kmap_local_page_try_from_panic|kmap_atomic|kmap_atomic_prot|kmap_atomic_pfn)$";
+identifier maph0_x =~ "^(sg_miter_next|scatterwalk_map)$";
+identifier maph1_x =~ "^(kmapstack_none_)$";
+identifier mapr_p =~ "^(kmap_local_page|kmap_local_folio|kmap_local_page_prot|kmap_local_pfn|kmap_local_page_try_from_panic|kmap_atomic|kmap_atomic_prot|kmap_atomic_pfn)$";
+identifier maph0_p =~ "^(sg_miter_next|scatterwalk_map)$";
+identifier maph1_p =~ "^(kmapstack_none_)$";
+identifier unm0_q =~ "^(kunmap_local|__kunmap_local|kunmap_atomic|__kunmap_atomic|sg_miter_stop|scatterwalk_unmap)$";
+identifier unm1_q =~ "^(folio_release_kmap)$";
+identifier unm2_q =~ "^(kmapstack_none_)$";
+expression H, X, E, E1, E3, E4, E5, E6, E7, E8, E9, E10, E11, E12, E13, E15, E16, E17, E18;
+type T, T2, T3;
+position p0, p1, p2;
+@@
+
+(
+ X = mapr_p@p0(...)
+|
+ X = mapr_p@p0(...) + E15
+|
+ X = (T3)mapr_p@p0(...)
+|
+ maph0_p@p0(X, ...)
+|
+ maph1_p@p0(E15, X, ...)
+|
+ *X = E16
+)
+... when != \(unm0_q(X, ...)\|unm1_q(E17, X, ...)\|unm2_q(E17, E18, X, ...)\)
+(
+ H = mapr@p1(...)
+|
+ H = mapr@p1(...) + E1
+|
+ H = (T)mapr@p1(...)
+|
+ H = (T)mapr@p1(...) + E1
+|
+ maph0@p1(H, ...)
+|
+ maph1@p1(E1, H, ...)
+)
+... when != \(unm0_k(H, ...)\|unm1_k(E3, H, ...)\|unm2_k(E3, E4, H, ...)\|unm0_k(H + E4, ...)\|unm1_k(E5, H + E6, ...)\)
+    when != H = E7
+    when != \(maph0_r(H, ...)\|maph1_r(E8, H, ...)\)
+    when != E9 = \(H\|H + E10\|(T2)H\|(T2)H + E10\|(T2)(H + E10)\|&H[E10]\|&H->fld14\)
+    when != \(X = mapr_x(...)\|X = mapr_x(...) + E11\|X = (T2)mapr_x(...)\|maph0_x(X, ...)\|maph1_x(E12, X, ...)\)
+\(unm0@p2(X, ...)\|unm1@p2(E, X, ...)\|unm2@p2(E, E13, X, ...)\)
+
+@script:python@
+p1 << lifo_p.p1;
+p2 << lifo_p.p2;
+@@
+confirmed.add((p1[0].file, p1[0].line, p2[0].line))
 
 @lifo_e depends on report || org exists@
 identifier fld14;

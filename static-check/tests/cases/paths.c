@@ -88,3 +88,92 @@ int unmapped_local(struct page *page)
 	kunmap_local(p);
 	return 0;
 }
+
+/* released through a cast of the same address */
+void release_cast(struct page *a, struct page *b)
+{
+	unsigned long outer = (unsigned long)kmap_local_page(a);
+	void *addr = kmap_local_page(b);
+
+	use(addr);
+	kunmap_local((void *)addr);
+	kunmap_local((void *)outer);
+}
+
+/* two names of one mapping, given in one statement */
+void chained(struct page *a, struct page *b)
+{
+	void *outer = kmap_local_page(a);
+	u32 *save, *p;
+
+	save = p = kmap_local_page(b);
+	fill(&p);
+	kunmap_local(save);
+	kunmap_local(outer);
+}
+
+struct host {
+	struct sg_mapping_iter miter;
+};
+
+/* an iterator known by two names */
+void two_names(struct host *host, struct page *page)
+{
+	struct sg_mapping_iter *sgm = &host->miter;
+	void *d;
+
+	if (!sg_miter_next(sgm))
+		return;
+	d = kmap_local_page(page);
+	memcpy(d, sgm->addr, 8);
+	kunmap_local(d);
+	sg_miter_stop(&host->miter);
+}
+
+/* the iterator is stopped at the end of each round: the next round's
+ * stop, when the inner loop does not run, releases nothing */
+void stopped_each_round(struct scatterlist *sg, struct page **pages, int n,
+			size_t len)
+{
+	struct sg_mapping_iter it;
+	int i;
+
+	sg_miter_start(&it, sg, n, SG_MITER_FROM_SG);
+	for (i = 0; i < n; i++) {
+		void *d = kmap_local_page(pages[i]);
+		size_t left = len;
+
+		while (left) {
+			if (!sg_miter_next(&it))
+				break;
+			memcpy(d, it.addr, it.length);
+			left -= it.length;
+		}
+		sg_miter_stop(&it);
+		kunmap_local(d);
+	}
+}
+
+/* one more element after a loop, all released in reverse */
+void parity(struct page **pg, void **ptrs, int n)
+{
+	int s;
+
+	for (s = 0; s < n; s++)
+		ptrs[s] = kmap_local_page(pg[s]);
+	ptrs[s++] = kmap_local_page(pg[n]);
+	do_xor(ptrs, s);
+	for (s = s - 1; s >= 0; s--)
+		kunmap_local(ptrs[s]);
+}
+
+/* released through the address of a field inside the mapping */
+int header_list(struct page *a)
+{
+	struct hdr *header = kmap_local_page(a);
+	struct lst *list = &header->list;
+	int v = list->x;
+
+	kunmap_local(list);
+	return v;
+}
