@@ -144,6 +144,7 @@ PY
 }
 for mut in "released_under_condition False" \
 	"after_success_block False" "failure_tested False" \
+	"in_failure_branch False" "returned_alias False" \
 	"uncast args[0].replace(' ','')" "same_mapping False" "same_array False" \
 	"is_parameter True"; do
 	sp=$(pass_off "${mut%% *}" "${mut#* }")

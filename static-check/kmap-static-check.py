@@ -53,6 +53,11 @@ BASE = {
              "__kunmap_atomic", "sg_miter_stop", "scatterwalk_unmap"],
     "unm1": ["folio_release_kmap"],
     "unm2": [],
+    # every release helper, whatever the place of the mapping among its
+    # arguments (what ends a mapping held at return)
+    "unma": ["kunmap_local", "__kunmap_local", "kunmap_atomic",
+             "__kunmap_atomic", "sg_miter_stop", "scatterwalk_unmap",
+             "folio_release_kmap"],
 }
 FLAVOUR = {
     "kmap_local_page": "local", "kmap_local_folio": "local",
@@ -106,7 +111,7 @@ def render(template, classes, flavours):
     text = text.replace("flavours = {\n", "flavours = {\n    **%r,\n" % flavours, 1)
     mappers = sorted(set(classes["mapr"] + classes["maph0"] + classes["maph1"]))
     text = text.replace("\nmappers = set()\n", "\nmappers = set(%r)\n" % mappers, 1)
-    releasers = sorted(set(classes["unm0"] + classes["unm1"] + classes["unm2"]))
+    releasers = sorted(set(classes["unm0"] + classes["unm1"] + classes["unm2"] + classes["unma"]))
     text = re.sub(r"\nreleasers = set\(\[[^]]*\]\)\n",
                   lambda m: "\nreleasers = set(%r)\n" % releasers, text, count=1)
     return text
@@ -208,6 +213,8 @@ def classify(seen, flavours):
                     if n not in rels:
                         classes["mapo" + n].append(name)
         else:
+            if rels:
+                classes["unma"].append(name)
             for n in rels:
                 if n in ("0", "1", "2"):
                     classes["unm" + n].append(name)

@@ -248,9 +248,47 @@ def failure_tested(l, p1, p2):
                 return True
     return False
 
+def in_failure_branch(l, p1, p2):
+    """The return at p2 is the branch of a test for the failure of the
+    mapping at p1 (if (IS_ERR(r)) return ...;, declarations included)."""
+    names = {l.replace(" ", "").lstrip("&")}
+    r = result_name(p1)
+    if r:
+        names.add(r)
+    try:
+        with open(p2[0].file, errors="replace") as f:
+            lines = f.readlines()
+        n = int(p2[0].line)
+    except (OSError, ValueError):
+        return False
+    for t in lines[max(0, n - 3):n]:
+        for w in names:
+            w = re.escape(w)
+            if re.search(r"\bif\s*\(\s*(?:unlikely\()?\s*(?:IS_ERR(?:_OR_NULL)?\(\s*%s\s*\)|!\s*%s\b|%s\s*==\s*NULL)" % (w, w, w), t):
+                return True
+    return False
+
+def returned_alias(l, p1, p2):
+    """The return at p2 returns a variable set from the mapping on the
+    way (next = next_entry(de); return next;): handed to the caller."""
+    text = source_lines(p1, p2)
+    if not text:
+        return False
+    m = re.search(r"\breturn\s+\(?\s*(\w+)", text[-1])
+    if not m:
+        return False
+    r, w = re.escape(m.group(1)), re.escape(l.replace(" ", "").lstrip("&"))
+    # r = l, r = (T *)l + n, or r = f(..., l, ...): not r = l[0], l->x
+    copy = r"\b%s\s*=\s*(?:\([\w\s\*]+\)\s*)?\(?\s*%s\s*(?:[-+;)]|$)" % (r, w)
+    call = r"\b%s\s*=\s*\w+\s*\((?:.*,)?\s*%s\s*[,)]" % (r, w)
+    return any(re.search(copy, t) or re.search(call, t) for t in text[:-1])
+
 def held(l, p1, p2):
     if fn(p1) == fn(p2) and not failure_tested(l, p1, p2) and \
-       not released_under_condition(l, p1, p2):
+       not released_under_condition(l, p1, p2) and \
+       not in_failure_branch(l, p1, p2) and \
+       not returned_alias(l, p1, p2) and \
+       not same_mapping(l, l, p1):
         emit(p2, "returns with the mapping of %s (line %s) still held "
              "and not handed to the caller" % (l, p1[0].line))
 
@@ -548,9 +586,7 @@ check_flavour(h, m, u1, p1, p2)
 identifier mapr =~ "^(kmap_local_page|kmap_local_folio|kmap_local_page_prot|kmap_local_pfn|kmap_local_page_try_from_panic|kmap_atomic|kmap_atomic_prot|kmap_atomic_pfn)$";
 identifier mapo0 =~ "^(scatterwalk_map)$";
 identifier mapo1 =~ "^(kmapstack_none_)$";
-identifier unm0_k =~ "^(kunmap_local|__kunmap_local|kunmap_atomic|__kunmap_atomic|sg_miter_stop|scatterwalk_unmap)$";
-identifier unm1_k =~ "^(folio_release_kmap)$";
-identifier unm2_k =~ "^(kmapstack_none_)$";
+identifier unma_k =~ "^(kunmap_local|__kunmap_local|kunmap_atomic|__kunmap_atomic|sg_miter_stop|scatterwalk_unmap|folio_release_kmap)$";
 identifier maph0_r =~ "^(sg_miter_next|scatterwalk_map)$";
 identifier maph1_r =~ "^(kmapstack_none_)$";
 identifier fld9;
@@ -573,7 +609,7 @@ position p1 != {errchk.p}, p2;
 |
  mapo1@p1(E1, &L, ...)
 )
-... when != \(unm0_k(<+...L...+>, ...)\|unm1_k(E3, <+...L...+>, ...)\|unm2_k(E3, E4, <+...L...+>, ...)\)
+... when != unma_k(..., <+...L...+>, ...)
     when != L = E4
     when != E5 = \(L\|L + E7\|(T2)L\|(T2)L + E7\|(T2)(L + E7)\|&L[E7]\|&L\|<+...&L...+>\|L.fld9\|&L->fld9\)
     when != \(maph0_r(&L, ...)\|maph1_r(E6, &L, ...)\)
@@ -595,9 +631,7 @@ held(l, p1, p2)
 identifier mapr =~ "^(kmap_local_page|kmap_local_folio|kmap_local_page_prot|kmap_local_pfn|kmap_local_page_try_from_panic|kmap_atomic|kmap_atomic_prot|kmap_atomic_pfn)$";
 identifier mapo0 =~ "^(scatterwalk_map)$";
 identifier mapo1 =~ "^(kmapstack_none_)$";
-identifier unm0_k =~ "^(kunmap_local|__kunmap_local|kunmap_atomic|__kunmap_atomic|sg_miter_stop|scatterwalk_unmap)$";
-identifier unm1_k =~ "^(folio_release_kmap)$";
-identifier unm2_k =~ "^(kmapstack_none_)$";
+identifier unma_k =~ "^(kunmap_local|__kunmap_local|kunmap_atomic|__kunmap_atomic|sg_miter_stop|scatterwalk_unmap|folio_release_kmap)$";
 identifier maph0_r =~ "^(sg_miter_next|scatterwalk_map)$";
 identifier maph1_r =~ "^(kmapstack_none_)$";
 identifier fld9;
@@ -618,7 +652,7 @@ position p1, p2;
  R = mapo1@p1(E1, &L, ...);
  if (\(IS_ERR(R)\|!R\|R == NULL\|IS_ERR_OR_NULL(R)\|unlikely(IS_ERR(R))\|unlikely(!R)\|R < 0\|unlikely(R < 0)\)) S
 )
-... when != \(unm0_k(<+...L...+>, ...)\|unm1_k(E3, <+...L...+>, ...)\|unm2_k(E3, E4, <+...L...+>, ...)\)
+... when != unma_k(..., <+...L...+>, ...)
     when != L = E4
     when != E5 = \(L\|L + E7\|(T2)L\|(T2)L + E7\|(T2)(L + E7)\|&L[E7]\|&L\|<+...&L...+>\|L.fld9\|&L->fld9\)
     when != \(maph0_r(&L, ...)\|maph1_r(E6, &L, ...)\)

@@ -177,3 +177,57 @@ int header_list(struct page *a)
 	kunmap_local(list);
 	return v;
 }
+
+/* a helper returning a mapped entry, released with folio_release_kmap() */
+static void *entry_get(struct inode *dir, struct folio **foliop)
+{
+	struct folio *folio = read_mapping_folio(dir->i_mapping, 0, NULL);
+
+	if (IS_ERR(folio))
+		return ERR_CAST(folio);
+	*foliop = folio;
+	return kmap_local_folio(folio, 0);
+}
+
+/* the failure of a declared mapping tested: nothing held there */
+int declared_then_tested(struct inode *dir)
+{
+	struct folio *folio;
+	struct entry *e = entry_get(dir, &folio);
+
+	if (IS_ERR(e))
+		return 0;
+	use(e);
+	folio_release_kmap(folio, e);
+	return 1;
+}
+
+/* handed to the caller through a function of the mapping */
+struct entry *next_of_first(struct inode *dir, struct folio **foliop)
+{
+	struct entry *e, *next;
+
+	e = entry_get(dir, foliop);
+	if (IS_ERR(e))
+		return e;
+	next = entry_next(e);
+	return next;
+}
+
+/* released by a helper that takes the address fourth */
+void obj_read_end(struct pool *pool, unsigned long handle, size_t len,
+		  void *addr)
+{
+	kunmap_local(addr);
+}
+
+int read_obj(struct pool *pool, unsigned long handle, struct page *page)
+{
+	void *src = kmap_local_page(pool_page(pool, handle));
+	void *dst = kmap_local_page(page);
+
+	copy_page(dst, src);
+	kunmap_local(dst);
+	obj_read_end(pool, handle, PAGE_SIZE, src);
+	return 0;
+}
