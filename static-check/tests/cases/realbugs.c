@@ -20,3 +20,25 @@ int decompress_fallback(struct acomp_req *req)
 	kunmap_local(dst);
 	return ret;
 }
+
+/* arch/x86/kvm/svm/sev.c: the error path leaves the mapping held */
+int populate(struct page **pages, const char __user *src, int n)
+{
+	int ret = 0, i;
+
+	for (i = 0; i < n; i++) {
+		if (src) {
+			void *vaddr = kmap_local_page(pages[i]);
+
+			if (copy_from_user(vaddr, src + i * PAGE_SIZE, PAGE_SIZE)) {
+				ret = -EFAULT;
+				goto err;
+			}
+			kunmap_local(vaddr);
+		}
+	}
+	return 0;
+err:
+	cleanup(pages, i);
+	return ret; /* EXPECT: held */
+}
