@@ -116,7 +116,7 @@ rule_off() {
 	done
 	echo "$sp"
 }
-for mut in "lifo_e lifo_e_err" loop flavour_e "held_e held_e_err"; do
+for mut in "lifo_e lifo_e_err" loop flavour_e "held_e held_r_err held_h_err"; do
 	# shellcheck disable=SC2086
 	sp=$(rule_off $mut)
 	run_cases "$scratch/mut" --cocci "$sp" ||

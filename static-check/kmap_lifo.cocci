@@ -627,7 +627,42 @@ p2 << held_e.p2;
 @@
 held(l, p1, p2)
 
-@held_e_err depends on report || org exists@
+@held_r_err depends on report || org exists@
+identifier mapr =~ "^(kmap_local_page|kmap_local_folio|kmap_local_page_prot|kmap_local_pfn|kmap_local_page_try_from_panic|kmap_atomic|kmap_atomic_prot|kmap_atomic_pfn)$";
+identifier mapo0 =~ "^(scatterwalk_map)$";
+identifier mapo1 =~ "^(kmapstack_none_)$";
+identifier unma_k =~ "^(kunmap_local|__kunmap_local|kunmap_atomic|__kunmap_atomic|sg_miter_stop|scatterwalk_unmap|folio_release_kmap)$";
+identifier maph0_r =~ "^(sg_miter_next|scatterwalk_map)$";
+identifier maph1_r =~ "^(kmapstack_none_)$";
+identifier fld9;
+local idexpression L;
+expression E3, E4, E5, E6, E7;
+type T2;
+statement S;
+position p1, p2;
+@@
+
+ L = mapr@p1(...);
+ if (\(IS_ERR(L)\|!L\|L == NULL\|IS_ERR_OR_NULL(L)\|unlikely(IS_ERR(L))\|unlikely(!L)\)) S
+... when != unma_k(..., <+...L...+>, ...)
+    when != L = E4
+    when != E5 = \(L\|L + E7\|(T2)L\|(T2)L + E7\|(T2)(L + E7)\|&L[E7]\|&L\|<+...&L...+>\|L.fld9\|&L->fld9\)
+    when != \(maph0_r(&L, ...)\|maph1_r(E6, &L, ...)\)
+    when != return <+...L...+>;
+(
+ return <+...L...+>;
+|
+ return@p2 ...;
+)
+
+@script:python@
+l << held_r_err.L;
+p1 << held_r_err.p1;
+p2 << held_r_err.p2;
+@@
+held(l, p1, p2)
+
+@held_h_err depends on report || org exists@
 identifier mapr =~ "^(kmap_local_page|kmap_local_folio|kmap_local_page_prot|kmap_local_pfn|kmap_local_page_try_from_panic|kmap_atomic|kmap_atomic_prot|kmap_atomic_pfn)$";
 identifier mapo0 =~ "^(scatterwalk_map)$";
 identifier mapo1 =~ "^(kmapstack_none_)$";
@@ -643,9 +678,6 @@ position p1, p2;
 @@
 
 (
- L = mapr@p1(...);
- if (\(IS_ERR(L)\|!L\|L == NULL\|IS_ERR_OR_NULL(L)\|unlikely(IS_ERR(L))\|unlikely(!L)\)) S
-|
  R = mapo0@p1(&L, ...);
  if (\(IS_ERR(R)\|!R\|R == NULL\|IS_ERR_OR_NULL(R)\|unlikely(IS_ERR(R))\|unlikely(!R)\|R < 0\|unlikely(R < 0)\)) S
 |
@@ -664,8 +696,8 @@ position p1, p2;
 )
 
 @script:python@
-l << held_e_err.L;
-p1 << held_e_err.p1;
-p2 << held_e_err.p2;
+l << held_h_err.L;
+p1 << held_h_err.p1;
+p2 << held_h_err.p2;
 @@
 held(l, p1, p2)
