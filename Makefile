@@ -38,6 +38,11 @@
 #   make check-postmortem-i386: the crash extension on an i386 HIGHMEM vmcore
 #   (a crash for target=X86, a debug-info kernel; not in make check);
 #   update-event-formats rewrites the golden trace-event formats.
+# Static check (docs/static-check.md):
+#   make static-check KERNEL_TREE=DIR [PATHS="fs/erofs ..."]  the kmap LIFO
+#                         rule checked by Coccinelle on a kernel tree: one
+#                         finding a line, then a count
+#   make check-static     its tests (in make check)
 # Tools:
 #   make tools            tools/kmapstack (the trace analyzer)
 #   make crash            crash 8.0.6 for tools/crash (scripts/install-crash.sh;
@@ -72,7 +77,7 @@ endif
 	check-event-formats-i386 update-event-formats check-module-x86_64 \
 	check-module-i386 check-module-arm64 check-guest check-erofs check-live \
 	check-analyzer-x86_64 check-analyzer-i386 \
-	check-postmortem check-postmortem-i386 check-drgn check-suites check-tree check-deps check-lib check-mutants check-world demo bench bench-kernel bench-tools build-cross \
+	check-postmortem check-postmortem-i386 check-drgn check-suites check-tree check-deps check-lib check-static static-check check-mutants check-world demo bench bench-kernel bench-tools build-cross \
 	check-cross check-all crash clean
 
 all: tools
@@ -183,6 +188,13 @@ check-lib:
 
 check-mutants:
 	bash scripts/test-mutants.sh
+
+# findings are data: exit 0 whatever is found, 2 on a usage error
+static-check:
+	@python3 static-check/kmap-static-check.py "$(KERNEL_TREE)" $(PATHS)
+
+check-static:
+	bash scripts/test-static-check.sh
 
 check-tools:
 	$(MAKE) -C tools/kmapstack check

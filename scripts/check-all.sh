@@ -102,6 +102,8 @@ run tree make -s check-tree
 run deps make -s check-deps
 # the log readers every verdict comes from
 run lib make -s check-lib
+# the static LIFO check: its cases, and a slice of the pristine tree
+run static make -s check-static
 # the analyzer's tests: unit + end-to-end, the same under ASan+UBSan,
 # clang-format, the fuzzers (tools/kmapstack 'make check', a step each)
 run tools-test make -s -C tools/kmapstack test
