@@ -12,6 +12,11 @@
 # random, an unpatched 8.0.6 fails on kernels without CONFIG_X86_MCE: see
 # that script).  tools/crash/kmapstack.so is built against that crash's
 # defs.h (make -C tools/crash CRASH_INC=PREFIX/include).
+# crash runs with --no_kmem_cache and --no_modules: the extension needs
+# neither the slab caches nor crash's module tables (it names module call
+# sites from the dump's kallsyms), and crash 8.0.6 stops on Linux 7.x dumps
+# in both (kmem_cache_s_num, module_num_gpl_syms: members 7.x no longer
+# has).
 # Exit status: crash's; 3 if crash reported an error of its own
 # (its initialisation, a gdb fault, a heap corruption).
 # Environment: KMAPSTACK_CRASH_PREFIX (see install-crash.sh),
@@ -38,7 +43,8 @@ trap 'rm -rf "$tmp"' EXIT
 { echo "extend $ext"; for a in "$@"; do echo "kmapstack $a"; done; echo quit; } > "$tmp/cmds"
 rc=0
 read -r -a opts <<< "${KMAPSTACK_CRASH_OPTS:-}"
-timeout 300 "$prefix/bin/crash" -s "${opts[@]}" "$vmlinux" "$vmcore" < "$tmp/cmds" > "$tmp/out" 2>&1 || rc=$?
+timeout 300 "$prefix/bin/crash" -s --no_kmem_cache --no_modules "${opts[@]}" \
+	"$vmlinux" "$vmcore" < "$tmp/cmds" > "$tmp/out" 2>&1 || rc=$?
 cat "$tmp/out"
 [ "$rc" = 0 ] || exit "$rc"
 # crash's own errors (crash 8.0.2's and unpatched 8.0.6's symptoms on 6.12)

@@ -145,11 +145,13 @@ static void ks_init_layout(void)
 /*
  * The dump's jiffies and HZ, to give the entries' ages (their ts is jiffies).
  * crash's machdep->hz is a per-architecture default unless the kernel has
- * IKCONFIG; tick_nsec is NSEC_PER_SEC / HZ.
+ * IKCONFIG; tick_nsec is NSEC_PER_SEC / HZ (gone in Linux 7.x, where
+ * workqueue's enumerator CREATE_COOLDOWN, which is HZ, gives it).
  */
 static void read_clock(void)
 {
 	ulong tick = 0;
+	long hz = 0;
 
 	if (!readmem(symbol_value("jiffies"), KVADDR, &ks.jiffies,
 		     sizeof(ks.jiffies), "jiffies", RETURN_ON_ERROR))
@@ -157,7 +159,12 @@ static void read_clock(void)
 	if (symbol_exists("tick_nsec"))
 		readmem(symbol_value("tick_nsec"), KVADDR, &tick, sizeof(tick),
 			"tick_nsec", RETURN_ON_ERROR | QUIET);
-	ks.hz = tick ? (1000000000UL + tick / 2) / tick : (ulong)machdep->hz;
+	if (tick)
+		ks.hz = (1000000000UL + tick / 2) / tick;
+	else if (enumerator_value("CREATE_COOLDOWN", &hz) && hz > 0)
+		ks.hz = hz;
+	else
+		ks.hz = machdep->hz;
 }
 
 static ulong rd_ulong(const char *buf, long off)
@@ -315,7 +322,8 @@ static const char *flags_name(unsigned int flags)
  * The frames of a stack depot handle (CONFIG_DEBUG_KMAP_STACK_TRACES), as
  * depot_fetch_stack() of lib/stackdepot.c finds them: union handle_parts
  * is pool_index_plus_1 (the low bits), offset (in 16-byte units), 5 extra
- * bits; the pool is stack_pools[index], the record a struct stack_record
+ * bits; the pool is stack_pools[index] (an array in 6.12, a pointer
+ * to one in 7.3), the record a struct stack_record
  * whose size first entries are the frames, innermost first.
  */
 static void print_depot_frames(uint handle)
@@ -336,6 +344,12 @@ static void print_depot_frames(uint handle)
 		if (symbol_exists("stack_pools") &&
 		    symbol_exists("pools_num")) {
 			pools = symbol_value("stack_pools");
+			/* An array in 6.12, a pointer to one in 7.3 */
+			if (get_symbol_type("stack_pools", NULL, NULL) ==
+			    TYPE_CODE_PTR &&
+			    !readmem(pools, KVADDR, &pools, sizeof(pools),
+				     "stack_pools", RETURN_ON_ERROR | QUIET))
+				pools = 0;
 			readmem(symbol_value("pools_num"), KVADDR, &pools_num,
 				sizeof(pools_num), "pools_num",
 				RETURN_ON_ERROR | QUIET);

@@ -209,6 +209,13 @@ class Clock:
         except (KeyError, LookupError):
             tick = 0
         self.hz = round(1e9 / tick) if tick else 0
+        if not self.hz:
+            try:
+                # Linux 7.x has no tick_nsec: workqueue's enumerator
+                # CREATE_COOLDOWN is HZ
+                self.hz = max(int(prog["CREATE_COOLDOWN"]), 0)
+            except (KeyError, LookupError):
+                self.hz = 0
 
     def age(self, ts):
         j = (self.now - ts) & self.mask
