@@ -335,6 +335,7 @@ static void print_depot_frames(uint handle)
 	int index_bits = 32 - offset_bits - 5;
 	uint index, n, size = 0, count = 0;
 	ulong pool = 0, rec, ip;
+	int type;
 	char sym[BUFSIZE];
 
 	if (r_size == -2) {
@@ -345,8 +346,8 @@ static void print_depot_frames(uint handle)
 		    symbol_exists("pools_num")) {
 			pools = symbol_value("stack_pools");
 			/* An array in 6.12, a pointer to one in 7.3 */
-			if (get_symbol_type("stack_pools", NULL, NULL) ==
-			    TYPE_CODE_PTR &&
+			type = get_symbol_type("stack_pools", NULL, NULL);
+			if (type == TYPE_CODE_PTR &&
 			    !readmem(pools, KVADDR, &pools, sizeof(pools),
 				     "stack_pools", RETURN_ON_ERROR | QUIET))
 				pools = 0;
