@@ -5,7 +5,8 @@
 # exit 1 with the one mismatch it makes, printed as it happens; two runs at
 # once, --buffer-size, SIGTERM's teardown; perf record in the guest read by
 # kmapstack (perf.data and perf script's text), when linux-perf is
-# installed. Ends with "N passed, N failed".
+# installed; kmapstack record around a command. Ends with "N passed, N
+# failed".
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$KMS_SCRIPTS/guest/lib-guest.sh"
@@ -69,4 +70,23 @@ if [ -x /usr/bin/perf ]; then
 else
 	echo "test-live: /usr/bin/perf not installed (linux-perf): the perf checks skipped"
 fi
+# kmapstack record around a command: trace-cmd records, /proc/kallsyms is
+# saved beside the trace, check gives the verdict. In tmpfs, as perf above:
+# a balanced workload (exit 0), then insmod kmapbug bug=wrong_order, whose
+# call sites only the saved kallsyms names (exit 1)
+"$KMS_SCRIPTS/guest-run.sh" -o "$out" -t 400 -c "cd /tmp
+$ks record -- sh -c 'dd if=/dev/zero of=/tmp/r bs=64k count=64 2>/dev/null; cat /tmp/r >/dev/null' > $out/rec-clean.txt 2>&1; echo \$? > $out/rec-clean.rc
+ls /tmp > $out/rec.ls
+$ks record -o bug.dat -- insmod $mod bug=wrong_order > $out/rec-bug.txt 2>&1; echo \$? > $out/rec-bug.rc
+rmmod kmapbug" > "$out/run3.log" 2>&1 ||
+	{ tail -20 "$out/run3.log"; die "guest run failed"; }
+check "record: a balanced command exits 0 ($(cat "$out/rec-clean.rc" 2>/dev/null))" [ "$(cat "$out/rec-clean.rc" 2>/dev/null)" = 0 ]
+# (a trace without a kmap_stack event is an error, exit 2: the exit 0 above
+# says the events were there)
+check "record: the trace and /proc/kallsyms saved beside it" \
+	bash -c "grep -qx trace.dat '$out/rec.ls' && grep -qx trace.dat.kallsyms '$out/rec.ls'"
+check "record: the check ran on the saved kallsyms" grep -q 'checking trace.dat with trace.dat.kallsyms' "$out/rec-clean.txt"
+check "record: kmapbug's wrong-order unmap exits 1 ($(cat "$out/rec-bug.rc" 2>/dev/null))" [ "$(cat "$out/rec-bug.rc" 2>/dev/null)" = 1 ]
+check "record: the saved kallsyms names the module's unmap" grep -q 'kmapbug_unmap_first' "$out/rec-bug.txt"
+
 summary
