@@ -38,8 +38,6 @@ case "$KMS_BASE_SERIES" in
 	KMS_PATCHDIR=${KMAPSTACK_PATCHDIR:-$KMS_REPO/kernel-patch/6.12} ;;
 *)	die "unknown base '$KMS_BASE_SERIES' (BASE=7.3, the mainline series, or BASE=6.12, the backport)" ;;
 esac
-# Every base, newest first
-KMS_BASES="7.3 6.12"
 KMS_TARBALL=${KMAPSTACK_TARBALL:-/usr/src/linux-source-$KMS_BASE_SERIES.tar.xz}
 KMS_PRISTINE=$KMS_BUILD/pristine
 KMS_SERIES=$KMS_PATCHDIR/series
