@@ -37,12 +37,18 @@ struct task {
 	char comm[17];
 };
 
-/* a kmap_violation event waiting for the kmap_pop that it reports */
+/*
+ * A kmap_violation event waiting for the kmap_pop that it reports, on the CPU
+ * where the context that made it runs: an interrupt's stays on its CPU; a
+ * task's is the task's, and moves with it (kmap_local leaves a task
+ * preemptible while the report is printed on 64-bit).
+ */
 struct pending {
 	int kind;
 	int caller, map_caller, top_caller;
 	unsigned long long addr, ts;
-	int depth, ctx, pid;
+	int depth, ctx, pid, cpu;
+	struct task *owner; /* ctx task: its task, else NULL */
 	char comm[17];
 };
 
@@ -76,6 +82,9 @@ struct replay {
 	/* the record flags disagreed with a push's ctx: do not use them */
 	int flags_unreliable;
 	const struct kms_filter *filt; /* NULL: every event */
+	/* the event being replayed: its task and the context it runs in */
+	struct task *ev_task;
+	int ev_ctx;
 };
 
 static void stack_init(struct kstack *s)
@@ -358,10 +367,18 @@ static int replay_leak_kind(int ctx)
 	}
 }
 
-static int pending_take(struct cpu *c, int leak)
+/* the event being replayed may end or resolve this report: its context's */
+static int pending_ours(const struct replay *r, const struct pending *p)
+{
+	return !p->owner ||
+	       (p->owner == r->ev_task && r->ev_ctx == KMS_CTX_TASK);
+}
+
+static int pending_take(struct replay *r, struct cpu *c, int leak)
 {
 	for (int i = 0; i < c->npend; i++)
-		if (kms_kind_is_leak(c->pend[i].kind) == leak)
+		if (kms_kind_is_leak(c->pend[i].kind) == leak &&
+		    pending_ours(r, &c->pend[i]))
 			return i;
 	return -1;
 }
@@ -374,7 +391,7 @@ static void pending_remove(struct cpu *c, int i)
 }
 
 /* a kernel report that the replay has no finding for */
-static void kernel_only(struct replay *r, struct cpu *c, int cpu,
+static void kernel_only(struct replay *r, struct cpu *c,
 			const struct pending *p, struct task *t, int unsynced)
 {
 	struct kms_event ev;
@@ -383,7 +400,7 @@ static void kernel_only(struct replay *r, struct cpu *c, int cpu,
 
 	memset(&ev, 0, sizeof(ev));
 	ev.ts = p->ts;
-	ev.cpu = cpu;
+	ev.cpu = p->cpu;
 	ev.pid = p->pid;
 	ev.addr = p->addr;
 	ev.caller = p->caller;
@@ -409,22 +426,26 @@ static void kernel_only(struct replay *r, struct cpu *c, int cpu,
 	}
 }
 
-static void flush_pending_now(struct replay *r, struct cpu *c, int cpu,
-			      int only_leaks, struct task *t);
+static void flush_pending_now(struct replay *r, struct cpu *c, int only_leaks,
+			      struct task *t);
 
-/* most events find no kernel report waiting */
-static inline void flush_pending(struct replay *r, struct cpu *c, int cpu,
+/*
+ * The reports of the event's context (of every context: t NULL) that its
+ * pop did not follow. Most events find no report waiting.
+ */
+static inline void flush_pending(struct replay *r, struct cpu *c,
 				 int only_leaks, struct task *t)
 {
 	if (c->npend)
-		flush_pending_now(r, c, cpu, only_leaks, t);
+		flush_pending_now(r, c, only_leaks, t);
 }
 
-static void flush_pending_now(struct replay *r, struct cpu *c, int cpu,
-			      int only_leaks, struct task *t)
+static void flush_pending_now(struct replay *r, struct cpu *c, int only_leaks,
+			      struct task *t)
 {
 	for (int i = 0; i < c->npend;) {
-		if (only_leaks && !kms_kind_is_leak(c->pend[i].kind)) {
+		if ((only_leaks && !kms_kind_is_leak(c->pend[i].kind)) ||
+		    (t && !pending_ours(r, &c->pend[i]))) {
 			i++;
 			continue;
 		}
@@ -440,12 +461,12 @@ static void flush_pending_now(struct replay *r, struct cpu *c, int cpu,
 			uns |= s->unsynced;
 		}
 		pending_remove(c, i);
-		kernel_only(r, c, cpu, &p, t, uns);
+		kernel_only(r, c, &p, t, uns);
 	}
 }
 
 /* match the replay's finding (or none) with the kernel's report (or none) */
-static void cross_check(struct replay *r, struct cpu *c, int cpu, int idx,
+static void cross_check(struct replay *r, struct cpu *c, int idx,
 			int have_finding, struct task *t, int unsynced)
 {
 	int k;
@@ -454,7 +475,7 @@ static void cross_check(struct replay *r, struct cpu *c, int cpu, int idx,
 
 	if (!have_finding && !c->npend)
 		return; /* the normal case: nothing to match */
-	k = pending_take(c, 0);
+	k = pending_take(r, c, 0);
 	x = findings_get(r->f, idx);
 	if (k < 0) {
 		if (have_finding) {
@@ -466,7 +487,7 @@ static void cross_check(struct replay *r, struct cpu *c, int cpu, int idx,
 	p = c->pend[k];
 	pending_remove(c, k);
 	if (!have_finding) {
-		kernel_only(r, c, cpu, &p, t, unsynced);
+		kernel_only(r, c, &p, t, unsynced);
 		return;
 	}
 	x->source |= FS_KERNEL;
@@ -553,7 +574,7 @@ static void do_forced_pop(struct replay *r, const struct kms_event *ev,
 {
 	struct kstack *s = stack_of(t, c, ev->ctx);
 	int i = stack_find(s, ev->addr);
-	int k = pending_take(c, 1);
+	int k = pending_take(r, c, 1);
 	int key = ev->ctx ? -1000000 - ev->cpu : t->key;
 	struct entry e;
 	struct frame fr;
@@ -636,7 +657,7 @@ static void do_pop(struct replay *r, const struct kms_event *ev, struct task *t,
 		/* the normal case */
 		record_hold(r, &s->e[i], ev, t);
 		stack_remove(s, i);
-		cross_check(r, c, ev->cpu, -1, 0, t, unsynced);
+		cross_check(r, c, -1, 0, t, unsynced);
 		check_depth(r, s, ev->depth);
 		return;
 	}
@@ -654,7 +675,7 @@ static void do_pop(struct replay *r, const struct kms_event *ev, struct task *t,
 		e = s->e[i];
 		record_hold(r, &e, ev, t);
 		stack_remove(s, i);
-		cross_check(r, c, ev->cpu, idx, have, t, unsynced);
+		cross_check(r, c, idx, have, t, unsynced);
 		check_depth(r, s, ev->depth);
 		return;
 	}
@@ -676,7 +697,7 @@ static void do_pop(struct replay *r, const struct kms_event *ev, struct task *t,
 		} else {
 			r->f->suppressed++;
 		}
-		cross_check(r, c, ev->cpu, idx, have, t, unsynced);
+		cross_check(r, c, idx, have, t, unsynced);
 		/*
 		 * Since the second series the kernel leaves the entry to its
 		 * owner and says so with pfn 0; before, it removed it.
@@ -697,7 +718,7 @@ static void do_pop(struct replay *r, const struct kms_event *ev, struct task *t,
 	 */
 	if (ev->pfn && !unsynced) {
 		r->f->suppressed++;
-		cross_check(r, c, ev->cpu, -1, 0, t, 1);
+		cross_check(r, c, -1, 0, t, 1);
 		check_depth(r, s, ev->depth);
 		return;
 	}
@@ -710,14 +731,14 @@ static void do_pop(struct replay *r, const struct kms_event *ev, struct task *t,
 			}
 		}
 		r->f->suppressed++;
-		cross_check(r, c, ev->cpu, -1, 0, t, 1);
+		cross_check(r, c, -1, 0, t, 1);
 		check_depth(r, s, ev->depth);
 		return;
 	}
 	idx = new_finding(r, KMS_UNKNOWN, FS_REPLAY, ev, t, cur, cur);
 	findings_get(r->f, idx)->depth = s->n;
 	snapshot(r, idx, t, c, cur, NULL, -1);
-	cross_check(r, c, ev->cpu, idx, 1, t, 0);
+	cross_check(r, c, idx, 1, t, 0);
 	check_depth(r, s, ev->depth);
 }
 
@@ -749,7 +770,7 @@ static void do_violation(struct replay *r, const struct kms_event *ev,
 		return;
 	}
 	if (c->npend == MAX_PENDING)
-		flush_pending(r, c, ev->cpu, 0, t);
+		flush_pending(r, c, 0, NULL);
 	p = &c->pend[c->npend++];
 	memset(p, 0, sizeof(*p));
 	p->kind = ev->kind;
@@ -761,7 +782,29 @@ static void do_violation(struct replay *r, const struct kms_event *ev,
 	p->depth = ev->depth;
 	p->ctx = ev->ctx;
 	p->pid = ev->pid;
+	p->cpu = ev->cpu;
+	p->owner = ev->ctx == KMS_CTX_TASK ? t : NULL;
 	memcpy(p->comm, t->comm, sizeof(p->comm));
+}
+
+/* a task's reports waiting for their pops go where it runs now */
+static void pending_follow(struct replay *r, struct task *t, struct cpu *c)
+{
+	struct cpu *last;
+
+	if (t->last_cpu < 0 || t->last_cpu >= r->ncpus)
+		return;
+	last = &r->cpus[t->last_cpu];
+	for (int i = 0; last != c && i < last->npend;) {
+		if (last->pend[i].owner != t) {
+			i++;
+			continue;
+		}
+		if (c->npend == MAX_PENDING)
+			flush_pending(r, c, 0, NULL);
+		c->pend[c->npend++] = last->pend[i];
+		pending_remove(last, i);
+	}
 }
 
 /* has the task run where events were lost since we last saw it? */
@@ -832,6 +875,7 @@ void replay_event(struct replay *r, const struct kms_event *ev)
 	c->seen = 1;
 	t = get_task(r, c, ev->pid, ev->cpu, ev, &created);
 	task_touch(r, t, c, created);
+	pending_follow(r, t, c);
 	r->st->events++;
 
 	if (ev->type == KMS_EV_VIOLATION) {
@@ -853,16 +897,18 @@ void replay_event(struct replay *r, const struct kms_event *ev)
 		cur = ev->ctx;
 	else
 		cur = ev->in_ctx;
+	r->ev_task = t;
+	r->ev_ctx = cur;
 	if (!forced) {
 		c->leak_active = 0;
-		flush_pending(r, c, ev->cpu, 1, t);
+		flush_pending(r, c, 1, t);
 		/* a pop's ctx is the stack, not the context, without flags */
 		if (ev->type == KMS_EV_PUSH ||
 		    (ev->in_ctx >= 0 && !r->flags_unreliable))
 			check_lower(r, ev, t, c, cur);
 	}
 	if (ev->type == KMS_EV_PUSH) {
-		flush_pending(r, c, ev->cpu, 0, t);
+		flush_pending(r, c, 0, t);
 		do_push(r, ev, t, c);
 	} else {
 		r->st->pops++;
@@ -914,7 +960,7 @@ void replay_lost(struct replay *r, int cpu, unsigned long long ts,
 	for (int i = 0; i < c->npend; i++) {
 		struct pending p = c->pend[i];
 
-		kernel_only(r, c, cpu, &p, NULL, 1);
+		kernel_only(r, c, &p, NULL, 1);
 	}
 	c->npend = 0;
 	for (int k = 1; k < KMS_CTX_NR; k++)
@@ -967,7 +1013,7 @@ void replay_finish(struct replay *r)
 	for (int cpu = 0; cpu < r->ncpus; cpu++) {
 		struct cpu *c = &r->cpus[cpu];
 
-		flush_pending(r, c, cpu, 0, NULL);
+		flush_pending(r, c, 0, NULL);
 	}
 	for (int i = 0; i < r->ntasks; i++) {
 		struct task *t = r->tasks[i];
