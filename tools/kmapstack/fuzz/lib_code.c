@@ -97,26 +97,33 @@ static int string_interceptor(unsigned long pc)
 	return 0;
 }
 
-int lib_code_fault_in_libs(unsigned long pc)
+/*
+ * A stack overflow faults in whatever function was entered last, often an
+ * interceptor (read()): it is theirs when they are among its first callers.
+ */
+#define OVERFLOW_CALLERS 4
+
+int lib_code_fault_in_libs(unsigned long pc, int overflow)
 {
 	void *frames[MAX_FRAMES];
-	int n, i;
+	int n, i, k;
 
 	if (lib_code_in_libs(pc))
 		return 1;
-	if (code_of(pc) != 0 && !string_interceptor(pc))
+	if (!overflow && code_of(pc) != 0 && !string_interceptor(pc))
 		return 0;
 	/* the faulting frame, then its callers through the signal frame */
 	n = backtrace(frames, MAX_FRAMES);
 	for (i = 0; i < n && (unsigned long)frames[i] != pc; i++)
 		;
-	for (i++; i < n; i++) {
+	for (i++, k = 0; i < n; i++, k++) {
 		unsigned long ret = (unsigned long)frames[i] - 1;
 		int code = code_of(ret);
 
 		if (code == 1)
 			return 1;
-		if (code != 0 && !string_interceptor(ret))
+		if (overflow ? k == OVERFLOW_CALLERS :
+			       code != 0 && !string_interceptor(ret))
 			return 0;
 	}
 	return 0;

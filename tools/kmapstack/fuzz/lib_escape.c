@@ -6,8 +6,10 @@
  * code, never in ours, which may be in malloc or half-way through an
  * update (that once freed a block twice); the timer ticks again until
  * then. The SEGV, BUS and FPE handlers jump out of a fault in that code,
- * or in a string function it called (lib_code.c). The run then leaks what
- * the libraries held (leak detection is off for this target).
+ * or in a string function it called (lib_code.c), on a stack of their own:
+ * libtracecmd recurses without end on some corrupt files until the stack
+ * is gone, and a handler on that stack could not run. The run then leaks
+ * what the libraries held (leak detection is off for this target).
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -25,11 +27,25 @@ static timer_t timer;
 /* the handlers before ours (ASan's): a fault of ours goes to them */
 static struct sigaction old_segv, old_bus, old_fpe;
 
+/* the fault handler's stack: ASan's handler and backtrace() run on it too */
+#define LIB_ESCAPE_STACK (256 * 1024)
+
 static unsigned long pc_of(void *uc_)
 {
 	ucontext_t *uc = uc_;
 
 	return (unsigned long)uc->uc_mcontext.gregs[REG_RIP];
+}
+
+/* a fault just below the stack pointer: the stack is gone */
+static int stack_overflow(const siginfo_t *si, void *uc_)
+{
+	ucontext_t *uc = uc_;
+	unsigned long sp = (unsigned long)uc->uc_mcontext.gregs[REG_RSP];
+	unsigned long addr = (unsigned long)si->si_addr;
+
+	return si->si_signo == SIGSEGV && addr < sp + 4096 &&
+	       addr + LIB_ESCAPE_STACK > sp;
 }
 
 /* over time: leave the run, but only from the libraries' code */
@@ -51,8 +67,8 @@ static void on_timer(int sig, siginfo_t *si, void *uc)
  */
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
-	(void)si;
-	if (armed && lib_code_fault_in_libs(pc_of(uc))) {
+	if (armed &&
+	    lib_code_fault_in_libs(pc_of(uc), stack_overflow(si, uc))) {
 		armed = 0;
 		lib_escape_faults++;
 		siglongjmp(lib_escape_point, 1);
@@ -69,14 +85,19 @@ void lib_escape_setup(void)
 {
 	struct sigevent sev;
 	struct sigaction sa;
+	stack_t ss = { 0 };
 
 	lib_code_setup();
+	ss.ss_size = LIB_ESCAPE_STACK;
+	ss.ss_sp = malloc(ss.ss_size);
+	if (!ss.ss_sp || sigaltstack(&ss, NULL))
+		abort();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_timer;
 	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGRTMIN + 3, &sa, NULL);
 	sa.sa_sigaction = on_fault;
-	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
 	sigaction(SIGSEGV, &sa, &old_segv);
 	sigaction(SIGBUS, &sa, &old_bus);
 	sigaction(SIGFPE, &sa, &old_fpe);

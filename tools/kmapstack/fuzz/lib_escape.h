@@ -34,8 +34,11 @@ extern long lib_escape_timeouts, lib_escape_faults;
 /* lib_code.c: once, then: is pc in libtracecmd's or libtraceevent's code? */
 void lib_code_setup(void);
 int lib_code_in_libs(unsigned long pc);
-/* a fault at pc: in their code, or in a string function they called? */
-int lib_code_fault_in_libs(unsigned long pc);
+/*
+ * a fault at pc: in their code, or in a string function they called, or
+ * (overflow: the stack is gone) in any function they just called?
+ */
+int lib_code_fault_in_libs(unsigned long pc, int overflow);
 
 /* once: ASan reports of the libraries' bad frees end no run */
 void lib_reports_setup(void);
