@@ -94,8 +94,9 @@ export-patches:
 kernel: kernel-$(ARCH)
 
 # The KUnit suite must pass on a kernel that panics on a WARN, with
-# Debian's init_on_alloc
-KUNIT_BOOT_ARGS ?= -a "panic_on_warn=1 init_on_alloc=1"
+# Debian's init_on_alloc; KUNIT_TRACES=0 boots with the stack traces off,
+# on the fast paths
+KUNIT_BOOT_ARGS ?= -a "panic_on_warn=1 init_on_alloc=1$(if $(filter 0,$(KUNIT_TRACES)), kmap_stack.stack_traces=0)"
 
 # Explicit rules per architecture: make skips pattern rules for .PHONY
 # targets.  The config of each is scripts/lib.sh's, nothing is set here.

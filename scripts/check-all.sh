@@ -86,13 +86,15 @@ kunit_clean() {
 		rm -f "$klog" "$klog.stdout" "$klog.parse" "${klog%.log}.json" "${klog%.log}.json.counts"
 	done
 }
-# run_kunit ARCH: the step kunit-ARCH, on no file of an earlier run;
-# ARCH@6.12: on the 6.12 backport (make BASE=6.12)
+# run_kunit ARCH [MAKE ARGS]: the step kunit-ARCH, on no file of an
+# earlier run; ARCH@6.12: on the 6.12 backport (make BASE=6.12)
 run_kunit() {
-	kunit_clean "$1"
-	case "$1" in
-	*@6.12) run "kunit-${1%@6.12}-6.12" make -s "kunit-${1%@6.12}" BASE=6.12 ;;
-	*) run "kunit-$1" make -s "kunit-$1" ;;
+	local a=$1
+	shift
+	kunit_clean "$a"
+	case "$a" in
+	*@6.12) run "kunit-${a%@6.12}-6.12" make -s "kunit-${a%@6.12}" BASE=6.12 "$@" ;;
+	*) run "kunit-$a" make -s "kunit-$a" "$@" ;;
 	esac
 }
 run checkpatch make -s checkpatch
@@ -126,15 +128,16 @@ run analyzer-x86_64 make -s check-analyzer-x86_64
 run analyzer-i386 make -s check-analyzer-i386
 run guest make -s check-guest GUEST_TESTS="--only stress --only bpftrace --only erofs"
 run live make -s check-live
-# arm64 (cross-built, TCG): the KUnit suite and the test module
-run_kunit arm64
+# arm64 (cross-built, TCG): the KUnit suite, booted without stack traces
+# (the fast paths), and the test module
+run_kunit arm64 KUNIT_TRACES=0
 run module-arm64 make -s check-module-arm64
 # The 6.12 LTS backport (kernel-patch/6.12/, built under build/6.12): its
 # checkpatch, the KUnit suite and the test module on x86_64 and i386
 run checkpatch-6.12 make -s checkpatch BASE=6.12
 run_kunit x86_64@6.12
 run module-x86_64-6.12 make -s check-module-x86_64 BASE=6.12
-run_kunit i386@6.12
+run_kunit i386@6.12 KUNIT_TRACES=0
 run module-i386-6.12 make -s check-module-i386 BASE=6.12
 # The post-mortem test (crash + drgn on a vmcore of the guest): crash is
 # scripts/install-crash.sh's 8.0.6 with tools/crash/patches/ (Debian's 8.0.2
