@@ -68,6 +68,7 @@ expect wrong_order "the first line names the kind and the unmap site" \
 # "Call trace:") goes through the unmapping function
 expect wrong_order "the stack of the unmap ends the report" "]  kmapbug_unmap_first+"
 expect_count wrong_order "WARNING: CPU: " 0
+expect_count wrong_order "kunmap_local_indexed+" 0
 traces=0
 grep -q '^CONFIG_DEBUG_KMAP_STACK_TRACES=y' "$out/.config" && traces=1
 if [ "$traces" = 1 ]; then
@@ -102,6 +103,12 @@ fi
 expect leak_init_fail "title" "kmap_stack: mapping held by a module being removed in kmapbug_map_third+" "[kmapbug]"
 expect leak_init_fail "holder named" "held by insmod/"
 
+# kmap_stack.enabled=0: no report, and mainline's WARN_ON_ONCE() in
+# kunmap_local_indexed() is back for the unmap the shadow did not print
+expect_count reports_off "kmap_stack: " 0
+if grep -q '^CONFIG_HIGHMEM=y' "$out/.config"; then
+	expect reports_off "mainline's check warns" "kunmap_local_indexed+"
+fi
 # A second boot with kmap_stack.stack_traces=0 on the command line: the
 # parameter reads N and the wrong_order report has no stacks
 if [ "$traces" = 1 ]; then
