@@ -11,7 +11,6 @@
 
 struct entry {
 	unsigned long long addr;
-	unsigned long long pfn;
 	unsigned long long ts;
 	int site;
 	int node;
@@ -44,10 +43,7 @@ struct task {
  * preemptible while the report is printed on 64-bit).
  */
 struct pending {
-	int kind;
-	int caller, map_caller, top_caller;
-	unsigned long long addr, ts;
-	int depth, ctx, pid, cpu;
+	struct kms_event ev; /* its comm is not kept: see comm */
 	struct task *owner; /* ctx task: its task, else NULL */
 	char comm[17];
 };
@@ -55,7 +51,6 @@ struct pending {
 #define MAX_PENDING 8
 
 struct cpu {
-	int seen;
 	unsigned int gap_gen;
 	unsigned long long gap_ts;
 	int gap; /* its last gap, index in findings, -1 none */
@@ -95,17 +90,12 @@ static void stack_init(struct kstack *s)
 	s->gap = -1;
 }
 
-static struct cpu *grow_cpus(struct replay *r, int cpu);
-
-static inline struct cpu *get_cpu(struct replay *r, int cpu)
-{
-	return cpu < r->ncpus ? &r->cpus[cpu] : grow_cpus(r, cpu);
-}
-
-static struct cpu *grow_cpus(struct replay *r, int cpu)
+static struct cpu *get_cpu(struct replay *r, int cpu)
 {
 	int n = cpu + 1;
 
+	if (cpu < r->ncpus)
+		return &r->cpus[cpu];
 	r->cpus = xrealloc(r->cpus, sizeof(*r->cpus) * n);
 	for (int i = r->ncpus; i < n; i++) {
 		struct cpu *c = &r->cpus[i];
@@ -299,9 +289,10 @@ static void snapshot(struct replay *r, int idx, struct task *t, struct cpu *c,
 	}
 }
 
+/* a finding at ev, of ctx, about the stack of stack_ctx */
 static int new_finding(struct replay *r, int kind, int source,
 		       const struct kms_event *ev, struct task *t, int ctx,
-		       int stack_ctx)
+		       int stack_ctx, int map_caller, int depth)
 {
 	int idx = findings_add(r->f, kind);
 	struct finding *x = findings_get(r->f, idx);
@@ -317,9 +308,9 @@ static int new_finding(struct replay *r, int kind, int source,
 	x->stack_ctx = stack_ctx;
 	x->addr = ev->addr;
 	x->caller = ev->caller;
-	x->map_caller = KMS_NO_SITE;
+	x->map_caller = map_caller;
 	x->top_caller = KMS_NO_SITE;
-	x->depth = -1;
+	x->depth = depth;
 	return idx;
 }
 
@@ -353,19 +344,13 @@ static int nesting(struct task *t, struct cpu *c)
 	return n;
 }
 
-static int replay_leak_kind(int ctx)
-{
-	switch (ctx) {
-	case KMS_CTX_HARDIRQ:
-		return KMS_LEAK_HARDIRQ;
-	case KMS_CTX_SOFTIRQ:
-		return KMS_LEAK_SOFTIRQ;
-	case KMS_CTX_NMI:
-		return KMS_LEAK_NMI;
-	default:
-		return KMS_LEAK_TASK;
-	}
-}
+/* the kind of a leak out of each context, as the replay finds it */
+static const int leak_kind[KMS_CTX_NR] = {
+	[KMS_CTX_TASK] = KMS_LEAK_TASK,
+	[KMS_CTX_SOFTIRQ] = KMS_LEAK_SOFTIRQ,
+	[KMS_CTX_HARDIRQ] = KMS_LEAK_HARDIRQ,
+	[KMS_CTX_NMI] = KMS_LEAK_NMI,
+};
 
 /* the event being replayed may end or resolve this report: its context's */
 static int pending_ours(const struct replay *r, const struct pending *p)
@@ -377,7 +362,7 @@ static int pending_ours(const struct replay *r, const struct pending *p)
 static int pending_take(struct replay *r, struct cpu *c, int leak)
 {
 	for (int i = 0; i < c->npend; i++)
-		if (kms_kind_is_leak(c->pend[i].kind) == leak &&
+		if (kms_kind_is_leak(c->pend[i].ev.kind) == leak &&
 		    pending_ours(r, &c->pend[i]))
 			return i;
 	return -1;
@@ -390,32 +375,35 @@ static void pending_remove(struct cpu *c, int i)
 	c->npend--;
 }
 
+/*
+ * A finding of the kernel's report ev alone, with the stacks of task t (if
+ * not NULL) and of CPU c
+ */
+static struct finding *kernel_finding(struct replay *r, struct cpu *c,
+				      const struct kms_event *ev,
+				      const char *comm, struct task *t)
+{
+	int stack_ctx = kms_kind_is_leak(ev->kind) ?
+				kms_leak_kind_ctx(ev->kind) :
+				ev->ctx;
+	int idx = new_finding(r, ev->kind, FS_KERNEL, ev, NULL, ev->ctx,
+			      stack_ctx, ev->map_caller, ev->depth);
+	struct finding *x = findings_get(r->f, idx);
+
+	memcpy(x->comm, comm, sizeof(x->comm));
+	x->kernel_kind = ev->kind;
+	if (t)
+		snapshot(r, idx, t, c, ev->ctx, NULL, -1);
+	x->top_caller = ev->top_caller;
+	return x;
+}
+
 /* a kernel report that the replay has no finding for */
 static void kernel_only(struct replay *r, struct cpu *c,
 			const struct pending *p, struct task *t, int unsynced)
 {
-	struct kms_event ev;
-	int idx;
-	struct finding *x;
+	struct finding *x = kernel_finding(r, c, &p->ev, p->comm, t);
 
-	memset(&ev, 0, sizeof(ev));
-	ev.ts = p->ts;
-	ev.cpu = p->cpu;
-	ev.pid = p->pid;
-	ev.addr = p->addr;
-	ev.caller = p->caller;
-	idx = new_finding(r, p->kind, FS_KERNEL, &ev, NULL, p->ctx,
-			  kms_kind_is_leak(p->kind) ?
-				  kms_leak_kind_ctx(p->kind) :
-				  p->ctx);
-	x = findings_get(r->f, idx);
-	memcpy(x->comm, p->comm, sizeof(x->comm));
-	x->kernel_kind = p->kind;
-	x->map_caller = p->map_caller;
-	x->depth = p->depth;
-	if (t)
-		snapshot(r, idx, t, c, p->ctx, NULL, -1);
-	x->top_caller = p->top_caller;
 	if (unsynced) {
 		x->uncertain = 1;
 		x->note = "the replay had not synchronised this stack (start "
@@ -426,40 +414,28 @@ static void kernel_only(struct replay *r, struct cpu *c,
 	}
 }
 
-static void flush_pending_now(struct replay *r, struct cpu *c, int only_leaks,
-			      struct task *t);
-
 /*
  * The reports of the event's context (of every context: t NULL) that its
- * pop did not follow. Most events find no report waiting.
+ * pop did not follow
  */
-static inline void flush_pending(struct replay *r, struct cpu *c,
-				 int only_leaks, struct task *t)
-{
-	if (c->npend)
-		flush_pending_now(r, c, only_leaks, t);
-}
-
-static void flush_pending_now(struct replay *r, struct cpu *c, int only_leaks,
-			      struct task *t)
+static void flush_pending(struct replay *r, struct cpu *c, int only_leaks,
+			  struct task *t)
 {
 	for (int i = 0; i < c->npend;) {
-		if ((only_leaks && !kms_kind_is_leak(c->pend[i].kind)) ||
+		if ((only_leaks && !kms_kind_is_leak(c->pend[i].ev.kind)) ||
 		    (t && !pending_ours(r, &c->pend[i]))) {
 			i++;
 			continue;
 		}
 		struct pending p = c->pend[i];
-		int uns = c->gap >= 0 && c->gap_ts >= p.ts;
+		int uns = c->gap >= 0 && c->gap_ts >= p.ev.ts;
 
-		if (t) {
-			struct kstack *s =
-				kms_kind_is_leak(p.kind) ?
-					stack_of(t, c,
-						 kms_leak_kind_ctx(p.kind)) :
-					stack_of(t, c, p.ctx);
-			uns |= s->unsynced;
-		}
+		if (t)
+			uns |= stack_of(t, c,
+					kms_kind_is_leak(p.ev.kind) ?
+						kms_leak_kind_ctx(p.ev.kind) :
+						p.ev.ctx)
+				       ->unsynced;
 		pending_remove(c, i);
 		kernel_only(r, c, &p, t, uns);
 	}
@@ -491,8 +467,8 @@ static void cross_check(struct replay *r, struct cpu *c, int idx,
 		return;
 	}
 	x->source |= FS_KERNEL;
-	x->kernel_kind = p.kind;
-	if (p.kind == x->kind) {
+	x->kernel_kind = p.ev.kind;
+	if (p.ev.kind == x->kind) {
 		r->f->agreed++;
 	} else {
 		r->f->kind_differs++;
@@ -506,6 +482,7 @@ static void check_lower(struct replay *r, const struct kms_event *ev,
 {
 	for (int k = KMS_CTX_NR - 1; k > cur; k--) {
 		struct kstack *s = &c->irq[k];
+		struct finding *x;
 		int idx;
 
 		if (!s->n)
@@ -517,16 +494,15 @@ static void check_lower(struct replay *r, const struct kms_event *ev,
 			stack_resync(s, 0);
 			continue;
 		}
-		idx = new_finding(r, replay_leak_kind(k), FS_REPLAY, ev, t, k,
-				  k);
-		findings_get(r->f, idx)->addr = s->e[0].addr;
-		findings_get(r->f, idx)->map_caller = s->e[0].site;
-		findings_get(r->f, idx)->caller = KMS_NO_SITE;
-		findings_get(r->f, idx)->nleaked = s->n;
-		findings_get(r->f, idx)->depth = s->n;
+		idx = new_finding(r, leak_kind[k], FS_REPLAY, ev, t, k, k,
+				  s->e[0].site, s->n);
+		x = findings_get(r->f, idx);
+		x->addr = s->e[0].addr;
+		x->caller = KMS_NO_SITE;
+		x->nleaked = s->n;
 		snapshot(r, idx, t, c, k, s, 0);
 		r->f->replay_only++;
-		findings_get(r->f, idx)->note =
+		x->note =
 			"replay only: the interrupt context ended holding "
 			"mappings, without kmap_violation event or forced pop";
 		s->n = 0;
@@ -558,7 +534,6 @@ static void do_push(struct replay *r, const struct kms_event *ev,
 	parent = s->n ? s->e[s->n - 1].node : 0;
 	memset(&e, 0, sizeof(e));
 	e.addr = ev->addr;
-	e.pfn = ev->pfn;
 	e.ts = ev->ts;
 	e.site = ev->caller;
 	e.ctx = (unsigned char)ev->ctx;
@@ -587,7 +562,6 @@ static void do_forced_pop(struct replay *r, const struct kms_event *ev,
 		stack_remove(s, i);
 	} else {
 		e.addr = ev->addr;
-		e.pfn = ev->pfn;
 		e.ctx = (unsigned char)ev->ctx;
 		e.site = KMS_NO_SITE;
 		e.placeholder = 1;
@@ -600,28 +574,26 @@ static void do_forced_pop(struct replay *r, const struct kms_event *ev,
 		x->nleaked++;
 		findings_add_frame(r->f, c->leak_idx, &fr);
 	} else {
-		int kind = replay_leak_kind(ev->ctx);
+		int kind = leak_kind[ev->ctx];
 		struct pending p = { 0 };
 
 		if (k >= 0) {
 			p = c->pend[k];
 			pending_remove(c, k);
-			if (kms_leak_kind_ctx(p.kind) == ev->ctx)
-				kind = p.kind;
+			if (kms_leak_kind_ctx(p.ev.kind) == ev->ctx)
+				kind = p.ev.kind;
 		}
 		c->leak_idx = new_finding(r, kind, FS_REPLAY, ev, t, ev->ctx,
-					  ev->ctx);
+					  ev->ctx, e.site, s->n + 1);
 		x = findings_get(r->f, c->leak_idx);
-		x->map_caller = e.site;
 		x->nleaked = 1;
-		x->depth = s->n + 1;
 		findings_add_frame(r->f, c->leak_idx, &fr);
 		if (k >= 0) {
 			x->source |= FS_KERNEL;
-			x->kernel_kind = p.kind;
-			x->caller = p.caller;
-			x->depth = p.depth;
-			if (kms_leak_kind_ctx(p.kind) == ev->ctx) {
+			x->kernel_kind = p.ev.kind;
+			x->caller = p.ev.caller;
+			x->depth = p.ev.depth;
+			if (kms_leak_kind_ctx(p.ev.kind) == ev->ctx) {
 				r->f->agreed++;
 			} else {
 				r->f->kind_differs++;
@@ -647,12 +619,10 @@ static void do_forced_pop(struct replay *r, const struct kms_event *ev,
 static void do_pop(struct replay *r, const struct kms_event *ev, struct task *t,
 		   struct cpu *c, int cur)
 {
-	struct kstack *s = stack_of(t, c, cur);
-	struct kstack *from = s;
-	int i = stack_find(s, ev->addr), idx = -1, have = 0, unsynced;
-	struct entry e;
+	struct kstack *s = stack_of(t, c, cur), *low = s;
+	int i = stack_find(s, ev->addr), k = cur, idx = -1, have = 0;
+	int unsynced = s->unsynced;
 
-	unsynced = s->unsynced;
 	if (i >= 0 && i == s->n - 1) {
 		/* the normal case */
 		record_hold(r, &s->e[i], ev, t);
@@ -661,70 +631,46 @@ static void do_pop(struct replay *r, const struct kms_event *ev, struct task *t,
 		check_depth(r, s, ev->depth);
 		return;
 	}
-	if (i >= 0) {
-		if (s->unsynced)
-			r->f->suppressed++;
-		if (!s->unsynced) {
-			idx = new_finding(r, KMS_MISMATCH, FS_REPLAY, ev, t,
-					  cur, cur);
-			findings_get(r->f, idx)->map_caller = s->e[i].site;
-			findings_get(r->f, idx)->depth = s->n;
-			snapshot(r, idx, t, c, cur, s, i);
-			have = 1;
-		}
-		e = s->e[i];
-		record_hold(r, &e, ev, t);
-		stack_remove(s, i);
-		cross_check(r, c, idx, have, t, unsynced);
-		check_depth(r, s, ev->depth);
-		return;
-	}
 	/* on the stack of a context that this one interrupted? */
-	for (int k = cur - 1; k >= 0; k--) {
-		struct kstack *low = stack_of(t, c, k);
-		int j = stack_find(low, ev->addr);
-
+	while (i < 0 && k > 0) {
+		low = stack_of(t, c, --k);
+		i = stack_find(low, ev->addr);
 		unsynced |= low->unsynced;
-		if (j < 0)
-			continue;
-		if (!s->unsynced && !low->unsynced) {
-			idx = new_finding(r, KMS_CROSS_CONTEXT, FS_REPLAY, ev,
-					  t, cur, k);
-			findings_get(r->f, idx)->map_caller = low->e[j].site;
-			findings_get(r->f, idx)->depth = low->n;
-			snapshot(r, idx, t, c, cur, low, j);
-			have = 1;
-		} else {
+	}
+	if (i >= 0) {
+		if (s->unsynced || low->unsynced) {
 			r->f->suppressed++;
+		} else {
+			idx = new_finding(
+				r, low == s ? KMS_MISMATCH : KMS_CROSS_CONTEXT,
+				FS_REPLAY, ev, t, cur, k, low->e[i].site,
+				low->n);
+			snapshot(r, idx, t, c, cur, low, i);
+			have = 1;
 		}
-		cross_check(r, c, idx, have, t, unsynced);
 		/*
-		 * Since the second series the kernel leaves the entry to its
-		 * owner and says so with pfn 0; before, it removed it.
+		 * The kernel leaves the entry of an interrupted context to
+		 * its owner and says so with pfn 0
 		 */
-		if (!ev->pfn)
-			return;
-		e = low->e[j];
-		record_hold(r, &e, ev, t);
-		stack_remove(low, j);
-		from = low;
-		check_depth(r, from, ev->depth);
+		if (low != s) {
+			cross_check(r, c, idx, have, t, unsynced);
+			if (!ev->pfn)
+				return;
+		}
+		record_hold(r, &low->e[i], ev, t);
+		stack_remove(low, i);
+		if (low == s)
+			cross_check(r, c, idx, have, t, unsynced);
+		check_depth(r, low, ev->depth);
 		return;
 	}
 	/*
-	 * On no stack. The kernel gives the pfn of a mapping it found (since
-	 * the second series, 0 for one it did not): one made before the trace
-	 * started, or before events were lost, is no violation.
+	 * On no stack. The kernel gives the pfn of a mapping it found, 0 for
+	 * one it did not: one made before the trace started, or while events
+	 * were lost, is no violation.
 	 */
-	if (ev->pfn && !unsynced) {
-		r->f->suppressed++;
-		cross_check(r, c, -1, 0, t, 1);
-		check_depth(r, s, ev->depth);
-		return;
-	}
-	if (unsynced) {
-		/* mapped while events were lost */
-		for (int j = s->n - 1; j >= 0; j--) {
+	if (ev->pfn || unsynced) {
+		for (int j = s->n - 1; unsynced && j >= 0; j--) {
 			if (s->e[j].placeholder) {
 				stack_remove(s, j);
 				break;
@@ -732,13 +678,12 @@ static void do_pop(struct replay *r, const struct kms_event *ev, struct task *t,
 		}
 		r->f->suppressed++;
 		cross_check(r, c, -1, 0, t, 1);
-		check_depth(r, s, ev->depth);
-		return;
+	} else {
+		idx = new_finding(r, KMS_UNKNOWN, FS_REPLAY, ev, t, cur, cur,
+				  KMS_NO_SITE, s->n);
+		snapshot(r, idx, t, c, cur, NULL, -1);
+		cross_check(r, c, idx, 1, t, 0);
 	}
-	idx = new_finding(r, KMS_UNKNOWN, FS_REPLAY, ev, t, cur, cur);
-	findings_get(r->f, idx)->depth = s->n;
-	snapshot(r, idx, t, c, cur, NULL, -1);
-	cross_check(r, c, idx, 1, t, 0);
 	check_depth(r, s, ev->depth);
 }
 
@@ -747,42 +692,24 @@ static void do_violation(struct replay *r, const struct kms_event *ev,
 {
 	struct pending *p;
 
-	r->st->kernel_violations++;
 	r->f->kernel_events++;
 	if (ev->kind < 1 || ev->kind > KMS_ABI_KIND_MAX)
 		return;
 	if (kms_kind_is_report_only(ev->kind)) {
-		int idx = new_finding(r, ev->kind, FS_KERNEL, ev, t, ev->ctx,
-				      ev->ctx);
-		struct finding *x = findings_get(r->f, idx);
-
-		x->kernel_kind = ev->kind;
-		x->map_caller = ev->map_caller;
-		x->depth = ev->depth;
-		snapshot(r, idx, t, c, ev->ctx, NULL, -1);
-		x->top_caller = ev->top_caller;
 		/* the kernel still traces the push and the pop */
-		x->note = ev->kind == KMS_OVERFLOW ?
-				  "reported by the kernel only: the replay has "
-				  "no depth limit" :
-				  "reported by the kernel only: a report, the "
-				  "stacks are unchanged";
+		kernel_finding(r, c, ev, t->comm, t)->note =
+			ev->kind == KMS_OVERFLOW ?
+				"reported by the kernel only: the replay has "
+				"no depth limit" :
+				"reported by the kernel only: a report, the "
+				"stacks are unchanged";
 		return;
 	}
 	if (c->npend == MAX_PENDING)
 		flush_pending(r, c, 0, NULL);
 	p = &c->pend[c->npend++];
-	memset(p, 0, sizeof(*p));
-	p->kind = ev->kind;
-	p->caller = ev->caller;
-	p->map_caller = ev->map_caller;
-	p->top_caller = ev->top_caller;
-	p->addr = ev->addr;
-	p->ts = ev->ts;
-	p->depth = ev->depth;
-	p->ctx = ev->ctx;
-	p->pid = ev->pid;
-	p->cpu = ev->cpu;
+	p->ev = *ev;
+	p->ev.comm = NULL;
 	p->owner = ev->ctx == KMS_CTX_TASK ? t : NULL;
 	memcpy(p->comm, t->comm, sizeof(p->comm));
 }
@@ -872,7 +799,6 @@ void replay_event(struct replay *r, const struct kms_event *ev)
 		}
 	}
 	c = get_cpu(r, ev->cpu);
-	c->seen = 1;
 	t = get_task(r, c, ev->pid, ev->cpu, ev, &created);
 	task_touch(r, t, c, created);
 	pending_follow(r, t, c);
@@ -957,44 +883,32 @@ void replay_lost(struct replay *r, int cpu, unsigned long long ts,
 	r->any_gap = 1;
 	c->leak_active = 0;
 	/* what was waiting for its pop may have lost it */
-	for (int i = 0; i < c->npend; i++) {
-		struct pending p = c->pend[i];
-
-		kernel_only(r, c, &p, NULL, 1);
-	}
+	for (int i = 0; i < c->npend; i++)
+		kernel_only(r, c, &c->pend[i], NULL, 1);
 	c->npend = 0;
 	for (int k = 1; k < KMS_CTX_NR; k++)
 		stack_unsync(r, &c->irq[k], c->gap);
 }
 
-static void held_at_end(struct replay *r, struct task *t, struct cpu *c,
-			struct kstack *s, int ctx, int cpu)
+static void held_at_end(struct replay *r, struct task *t, struct kstack *s,
+			int ctx, int cpu)
 {
-	struct kms_event ev;
+	struct kms_event ev = { .cpu = cpu, .caller = KMS_NO_SITE };
 	struct finding *x;
-	int idx, top = -1;
+	int idx, top = s->n - 1;
 
-	for (int i = s->n - 1; i >= 0; i--) {
-		if (!s->e[i].placeholder) {
-			top = i;
-			break;
-		}
-	}
+	while (top >= 0 && s->e[top].placeholder)
+		top--;
 	if (top < 0)
 		return;
-	memset(&ev, 0, sizeof(ev));
 	ev.ts = t ? t->last_ts : 0;
-	ev.cpu = cpu;
 	ev.pid = t ? t->pid : -1;
 	ev.addr = s->e[top].addr;
-	ev.caller = KMS_NO_SITE;
-	idx = new_finding(r, KMS_HELD_AT_END, FS_REPLAY, &ev, t, ctx, ctx);
+	idx = new_finding(r, KMS_HELD_AT_END, FS_REPLAY, &ev, t, ctx, ctx,
+			  s->e[top].site, s->n);
 	x = findings_get(r->f, idx);
-	x->map_caller = s->e[top].site;
-	x->depth = s->n;
 	x->nleaked = stack_real_entries(s);
 	r->f->held_mappings += x->nleaked;
-	(void)c;
 	for (int i = s->n - 1; i >= 0; i--) {
 		struct frame fr;
 
@@ -1010,11 +924,8 @@ static void held_at_end(struct replay *r, struct task *t, struct cpu *c,
 
 void replay_finish(struct replay *r)
 {
-	for (int cpu = 0; cpu < r->ncpus; cpu++) {
-		struct cpu *c = &r->cpus[cpu];
-
-		flush_pending(r, c, 0, NULL);
-	}
+	for (int cpu = 0; cpu < r->ncpus; cpu++)
+		flush_pending(r, &r->cpus[cpu], 0, NULL);
 	for (int i = 0; i < r->ntasks; i++) {
 		struct task *t = r->tasks[i];
 
@@ -1023,19 +934,14 @@ void replay_finish(struct replay *r)
 		if (t->last_cpu >= 0 && t->last_cpu < r->ncpus &&
 		    r->cpus[t->last_cpu].gap_gen != t->gap_gen)
 			t->st.unsynced = 1;
-		held_at_end(r, t, get_cpu(r, t->last_cpu < 0 ? 0 : t->last_cpu),
-			    &t->st, KMS_CTX_TASK,
+		held_at_end(r, t, &t->st, KMS_CTX_TASK,
 			    t->last_cpu < 0 ? 0 : t->last_cpu);
 	}
-	for (int cpu = 0; cpu < r->ncpus; cpu++) {
-		struct cpu *c = &r->cpus[cpu];
-
-		for (int k = 1; k < KMS_CTX_NR; k++) {
-			if (c->irq[k].n)
-				held_at_end(r, c->last_task, c, &c->irq[k], k,
-					    cpu);
-		}
-	}
+	for (int cpu = 0; cpu < r->ncpus; cpu++)
+		for (int k = 1; k < KMS_CTX_NR; k++)
+			if (r->cpus[cpu].irq[k].n)
+				held_at_end(r, r->cpus[cpu].last_task,
+					    &r->cpus[cpu].irq[k], k, cpu);
 }
 
 void replay_free(struct replay *r)

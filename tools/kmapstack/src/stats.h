@@ -44,7 +44,7 @@ struct cpu_stats {
 };
 
 struct stats {
-	long long events, pushes, pops, kernel_violations;
+	long long events, pushes, pops;
 	struct site_stats *sites;
 	int nsites;
 	struct hist holds;
