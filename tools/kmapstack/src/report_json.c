@@ -65,12 +65,18 @@ static void jstr(FILE *out, const char *str)
 	fputc('"', out);
 }
 
+/* a string, or null for NULL */
+static void jstr_or_null(FILE *out, const char *str)
+{
+	if (str)
+		jstr(out, str);
+	else
+		fputs("null", out);
+}
+
 static void jsite(FILE *out, int site)
 {
-	if (site < 0)
-		fputs("null", out);
-	else
-		jstr(out, sites_name(site));
+	jstr_or_null(out, site < 0 ? NULL : sites_name(site));
 }
 
 static void jaddr(FILE *out, unsigned long long a)
@@ -87,17 +93,21 @@ static const char *input_kind(int k)
 
 static void jfinding(FILE *out, const struct finding *x, int strict)
 {
+	static const char *const source[] = {
+		[FS_REPLAY] = "replay",
+		[FS_KERNEL] = "kernel",
+		[FS_REPLAY | FS_KERNEL] = "both",
+	};
+
 	fprintf(out, "{\"kind\": ");
 	jstr(out, kms_kind_name(x->kind));
 	fprintf(out,
 		", \"violation\": %s, \"source\": \"%s\", "
 		"\"kernel_kind\": ",
-		report_is_violation(x, strict) ? "true" : "false",
-		report_source(x->source));
-	if (x->kernel_kind)
-		jstr(out, kms_kind_name(x->kernel_kind));
-	else
-		fputs("null", out);
+		x->kind != KMS_HELD_AT_END || strict ? "true" : "false",
+		source[x->source & (FS_REPLAY | FS_KERNEL)]);
+	jstr_or_null(out,
+		     x->kernel_kind ? kms_kind_name(x->kernel_kind) : NULL);
 	fprintf(out,
 		", \"file\": %d, \"ts\": %llu, \"cpu\": %d, \"pid\": %d, "
 		"\"comm\": ",
@@ -116,10 +126,7 @@ static void jfinding(FILE *out, const struct finding *x, int strict)
 		", \"depth\": %d, \"entries\": %d, \"uncertain\": %s, "
 		"\"note\": ",
 		x->depth, x->nleaked, x->uncertain ? "true" : "false");
-	if (x->note)
-		jstr(out, x->note);
-	else
-		fputs("null", out);
+	jstr_or_null(out, x->note);
 	fprintf(out, ", \"stack\": [");
 	for (int i = 0; i < x->nframes; i++) {
 		const struct frame *fr = &x->frames[i];
@@ -137,6 +144,21 @@ static void jfinding(FILE *out, const struct finding *x, int strict)
 			fr->marked ? "true" : "false");
 	}
 	fprintf(out, "]}");
+}
+
+/* the findings shown, held at the end or not */
+static void jfindings(FILE *out, const struct findings *f, int held, int strict)
+{
+	int first = 1;
+
+	for (int i = 0; i < f->n; i++) {
+		if ((f->v[i].kind == KMS_HELD_AT_END) != held ||
+		    !findings_shown(f, f->v[i].kind))
+			continue;
+		fprintf(out, "%s\n  ", first ? "" : ",");
+		jfinding(out, &f->v[i], strict);
+		first = 0;
+	}
 }
 
 static void jhist(FILE *out, const struct hist *h)
@@ -178,10 +200,8 @@ void report_json(FILE *out, struct report_ctx *rc)
 		     rc->inputs[i].clock[0] ? rc->inputs[i].clock : "local");
 		fprintf(out, ", \"time_unit\": \"%s\", \"error\": ",
 			input_time_unit(&rc->inputs[i]));
-		if (rc->inputs[i].error[0])
-			jstr(out, rc->inputs[i].error);
-		else
-			fputs("null", out);
+		jstr_or_null(out, rc->inputs[i].error[0] ? rc->inputs[i].error :
+							   NULL);
 		fputc('}', out);
 	}
 	fprintf(out, "],\n");
@@ -210,25 +230,9 @@ void report_json(FILE *out, struct report_ctx *rc)
 		f->agreed, f->kernel_only, f->replay_only, f->kind_differs,
 		f->depth_mismatches, f->suppressed);
 	fprintf(out, "\"violations\": [");
-	first = 1;
-	for (int i = 0; i < f->n; i++) {
-		if (f->v[i].kind == KMS_HELD_AT_END ||
-		    !findings_shown(f, f->v[i].kind))
-			continue;
-		fprintf(out, "%s\n  ", first ? "" : ",");
-		jfinding(out, &f->v[i], rc->o->strict);
-		first = 0;
-	}
+	jfindings(out, f, 0, rc->o->strict);
 	fprintf(out, "],\n\"held_at_end\": [");
-	first = 1;
-	for (int i = 0; i < f->n; i++) {
-		if (f->v[i].kind != KMS_HELD_AT_END ||
-		    !findings_shown(f, f->v[i].kind))
-			continue;
-		fprintf(out, "%s\n  ", first ? "" : ",");
-		jfinding(out, &f->v[i], rc->o->strict);
-		first = 0;
-	}
+	jfindings(out, f, 1, rc->o->strict);
 	fprintf(out, "],\n\"gaps\": [");
 	for (int i = 0; i < f->ngaps; i++) {
 		const struct gap *g = &f->gaps[i];
@@ -237,10 +241,7 @@ void report_json(FILE *out, struct report_ctx *rc)
 			"%s{\"file\": %d, \"cpu\": %d, \"ts\": %llu, "
 			"\"missed\": ",
 			i ? ", " : "", g->file, g->cpu, g->ts);
-		if (g->missed >= 0)
-			fprintf(out, "%lld", g->missed);
-		else
-			fputs("null", out);
+		fprintf(out, g->missed >= 0 ? "%lld" : "null", g->missed);
 		fprintf(out, ", \"resynced_tasks\": %d}", g->resynced_tasks);
 	}
 	fprintf(out, "],\n\"sites\": [");

@@ -22,6 +22,29 @@ static void ts(FILE *out, unsigned long long t)
 			t % 1000000000ULL);
 }
 
+static const char *const kind_text[KMS_KIND_NR] = {
+	[KMS_MISMATCH] = "unmap of a mapping that is not on top of its stack",
+	[KMS_UNKNOWN] = "unmap of an address that is on no stack",
+	[KMS_CROSS_CONTEXT] =
+		"an interrupt unmapped a mapping of the context it interrupted",
+	[KMS_OVERFLOW] = "shadow stack full: mapping not recorded",
+	[KMS_LEAK_HARDIRQ] = "mappings leaked out of a hardirq handler",
+	[KMS_LEAK_SOFTIRQ] =
+		"mappings leaked out of a softirq handler (tasklet, timer)",
+	[KMS_FLAVOUR] =
+		"kunmap_local() of a kmap_atomic() mapping, or the reverse",
+	[KMS_DEPTH] =
+		"the nesting of a task and its interrupts exceeds the 16 slots of the 32-bit kmap stack",
+	[KMS_LEAK_NMI] = "mappings leaked out of an NMI handler",
+	[KMS_LEAK_WORK] = "mappings leaked out of a work item",
+	[KMS_LEAK_USER] = "return to user space holding mappings",
+	[KMS_LEAK_EXIT] = "task exit holding mappings",
+	[KMS_LEAK_MODULE] =
+		"a module was unloaded while a mapping made by its code was held",
+	[KMS_LEAK_TASK] = "mappings of a task removed by the kernel (leak)",
+	[KMS_HELD_AT_END] = "mappings still held at the end of the trace",
+};
+
 static const char *file_name(struct report_ctx *rc, int file)
 {
 	if (file < 0 || file >= rc->ninputs || !rc->inputs[file].path)
@@ -89,7 +112,7 @@ static void finding(FILE *out, struct report_ctx *rc, const struct finding *x)
 		x->kind == KMS_HELD_AT_END ? "warning" : "violation",
 		kms_kind_name(x->kind));
 	fprintf(out, "%s\n", THIN);
-	fprintf(out, "%s\n", report_kind_text(x->kind));
+	fprintf(out, "%s\n", kind_text[x->kind]);
 	if (rc->ninputs > 1)
 		fprintf(out, "in %s\n", file_name(rc, x->file));
 	who(out, x);

@@ -21,19 +21,14 @@ void stats_init(struct stats *s, int top, uint64_t threshold)
 	htab_init(&s->t_child);
 }
 
-static struct site_stats *grow_sites(struct stats *s, int site);
-
 struct site_stats *stats_site(struct stats *s, int site)
-{
-	if (site < 0)
-		return NULL;
-	return site < s->nsites ? &s->sites[site] : grow_sites(s, site);
-}
-
-static struct site_stats *grow_sites(struct stats *s, int site)
 {
 	int n = s->nsites ? s->nsites : 64;
 
+	if (site < 0)
+		return NULL;
+	if (site < s->nsites)
+		return &s->sites[site];
 	while (n <= site)
 		n *= 2;
 	s->sites = xrealloc(s->sites, sizeof(*s->sites) * n);
@@ -42,17 +37,12 @@ static struct site_stats *grow_sites(struct stats *s, int site)
 	return &s->sites[site];
 }
 
-static struct cpu_stats *grow_cpus(struct stats *s, int cpu);
-
-static inline struct cpu_stats *cpu_stats(struct stats *s, int cpu)
-{
-	return cpu < s->ncpus ? &s->cpus[cpu] : grow_cpus(s, cpu);
-}
-
-static struct cpu_stats *grow_cpus(struct stats *s, int cpu)
+static struct cpu_stats *cpu_stats(struct stats *s, int cpu)
 {
 	int n = cpu + 1;
 
+	if (cpu < s->ncpus)
+		return &s->cpus[cpu];
 	s->cpus = xrealloc(s->cpus, sizeof(*s->cpus) * n);
 	memset(s->cpus + s->ncpus, 0, sizeof(*s->cpus) * (n - s->ncpus));
 	s->ncpus = n;
@@ -70,10 +60,8 @@ static int trie_child(struct stats *s, int parent, int site)
 	i = htab_get(&s->t_child, key);
 	if (i >= 0)
 		return i;
-	if (s->t_n >= STATS_MAX_PATHS) {
-		s->t_dropped++;
+	if (s->t_n >= STATS_MAX_PATHS)
 		return parent;
-	}
 	if (s->t_n == s->t_cap) {
 		s->t_cap *= 2;
 		s->t_parent = xrealloc(s->t_parent, sizeof(int) * s->t_cap);
@@ -167,12 +155,6 @@ int stats_hold_time(struct stats *s, uint64_t ns, int map_site)
 	s->over_threshold++;
 	/* one of the longest so far? */
 	return s->nheap < s->top || ns > s->heap[0].ns;
-}
-
-void stats_hold(struct stats *s, const struct hold_rec *h)
-{
-	if (stats_hold_time(s, h->ns, h->map_site))
-		stats_hold_keep(s, h);
 }
 
 void stats_hold_keep(struct stats *s, const struct hold_rec *h)

@@ -61,7 +61,6 @@ struct stats {
 	int t_n, t_cap;
 	struct htab t_child; /* parent << 32 | site -> node */
 	int paths; /* keep the paths: only --folded shows them */
-	long long t_dropped; /* pushes past STATS_MAX_PATHS distinct paths */
 	/* timeline */
 	int tl_started;
 	unsigned long long tl_t0, tl_width;
@@ -75,9 +74,8 @@ void stats_init(struct stats *s, int top, uint64_t threshold);
 /* a mapping was pushed at that depth; returns its nesting path node */
 int stats_push(struct stats *s, int cpu, int site, int atomic, int depth,
 	       int parent_node);
-void stats_hold(struct stats *s, const struct hold_rec *h);
 /*
- * The same in two steps, the record made only when it is kept: the
+ * A hold, in two steps, the record made only when it is kept: the
  * histograms and the count over the threshold; and, when that returned 1
  * (the hold is one of the longest so far), the longest holds.
  */

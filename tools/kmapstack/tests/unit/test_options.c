@@ -120,7 +120,8 @@ static void clock_report(void)
 	h.ns = 1234;
 	h.ts = 5000000123ULL;
 	h.map_site = h.unmap_site = -1;
-	stats_hold(&st, &h);
+	if (stats_hold_time(&st, h.ns, h.map_site))
+		stats_hold_keep(&st, &h);
 	memset(&rc, 0, sizeof(rc));
 	rc.o = &o;
 	rc.st = &st;
