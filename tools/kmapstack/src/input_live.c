@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <tracefs.h>
@@ -33,6 +32,16 @@ static void on_signal(int sig)
 	live_stop = 1;
 	if (live_instance)
 		tracefs_iterate_stop(live_instance);
+}
+
+/* what SIGINT, SIGTERM and SIGHUP do */
+static void on_signals(void (*handler)(int))
+{
+	struct sigaction sa = { .sa_handler = handler };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 }
 
 /*
@@ -142,36 +151,19 @@ static void release_held(struct live_ctx *c, int all)
 	stream_findings(c);
 }
 
-static char *read_all(const char *path, size_t *len)
+/* the call sites' names: /proc/kallsyms, read whole (it has no NUL) */
+static void load_kallsyms(struct tep_handle *tep)
 {
-	FILE *fp = fopen(path, "r");
+	FILE *fp = fopen("/proc/kallsyms", "r");
 	char *buf = NULL;
-	size_t cap = 0, n = 0, got;
+	size_t cap = 0;
 
 	if (!fp)
-		return NULL;
-	for (;;) {
-		if (n + 65536 + 1 > cap) {
-			cap = (cap ? cap * 2 : 1 << 20) + 65536;
-			buf = xrealloc(buf, cap);
-		}
-		got = fread(buf + n, 1, 65536, fp);
-		n += got;
-		if (got < 65536)
-			break;
-	}
+		return;
+	if (getdelim(&buf, &cap, '\0', fp) > 0)
+		tep_parse_kallsyms(tep, buf);
+	free(buf);
 	fclose(fp);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 int input_live(const struct live_opts *lo, struct replay *r,
@@ -179,14 +171,10 @@ int input_live(const struct live_opts *lo, struct replay *r,
 {
 	const char *systems[] = { "kmap_stack", NULL };
 	const char *dir = lo->tracefs;
-	struct sigaction sa;
 	struct live_ctx c;
 	struct tep_handle *tep;
 	struct stat st;
 	char path[4096], why[256], name[64];
-	char *ksyms;
-	size_t klen;
-	double end;
 	int ret = -1;
 
 	memset(&c, 0, sizeof(c));
@@ -223,11 +211,7 @@ int input_live(const struct live_opts *lo, struct replay *r,
 			 dir);
 		return -1;
 	}
-	ksyms = read_all("/proc/kallsyms", &klen);
-	if (ksyms) {
-		tep_parse_kallsyms(tep, ksyms);
-		free(ksyms);
-	}
+	load_kallsyms(tep);
 	if (decoder_init(&c.dec, tep, why, sizeof(why))) {
 		snprintf(err, errlen, "%s: %s", dir, why);
 		tep_free(tep);
@@ -237,11 +221,7 @@ int input_live(const struct live_opts *lo, struct replay *r,
 	c.info = info;
 	c.lo = lo;
 	/* from here on a signal stops the run and the instance is removed */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	on_signals(on_signal);
 	input_live_instance_name(name, sizeof(name), (int)getpid());
 	live_instance = tracefs_instance_create(name);
 	if (!live_instance) {
@@ -276,7 +256,8 @@ int input_live(const struct live_opts *lo, struct replay *r,
 				      1e6);
 		if (!it.it_value.tv_sec && !it.it_value.tv_usec)
 			it.it_value.tv_usec = 1;
-		sigaction(SIGALRM, &sa, NULL);
+		sigaction(SIGALRM,
+			  &(struct sigaction){ .sa_handler = on_signal }, NULL);
 		setitimer(ITIMER_REAL, &it, NULL);
 	}
 	fprintf(stderr,
@@ -284,8 +265,7 @@ int input_live(const struct live_opts *lo, struct replay *r,
 		name,
 		lo->duration > 0 ? "until the duration is over" :
 				   "Ctrl-C to stop");
-	end = lo->duration > 0 ? now() + lo->duration : 0;
-	while (!live_stop && (!end || now() < end)) {
+	while (!live_stop) {
 		tracefs_iterate_raw_events(tep, live_instance, NULL, 0,
 					   on_record, &c);
 		release_held(&c, 0);
@@ -306,10 +286,7 @@ out:
 		live_instance = NULL;
 	}
 	/* the report that follows is not interrupted half-way */
-	sa.sa_handler = SIG_DFL;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	on_signals(SIG_DFL);
 	decoder_free(&c.dec);
 	free(c.held);
 	tep_free(tep);

@@ -261,10 +261,9 @@ static int record(int argc, char **argv, int checkc, char **checkv)
 	const char *out = "trace.dat";
 	int dashes = -1, user_buffer = 0, n = 0, script, status, st, verdict;
 	int fd;
-	char bufkb[32], statusf[] = "/tmp/kmapstack-record-XXXXXX";
+	char bufkb[32], statusp[4096];
 	char *ksyms, **tc, **ck;
 	const char *tmp = getenv("TMPDIR");
-	char *statusp;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {
@@ -291,17 +290,11 @@ static int record(int argc, char **argv, int checkc, char **checkv)
 		return rec_error("trace-cmd is not installed here (Debian: "
 				 "apt-get install trace-cmd)");
 
-	if (tmp && *tmp) {
-		statusp = xmalloc(strlen(tmp) + sizeof(statusf));
-		sprintf(statusp, "%s/%s", tmp, statusf + 5);
-	} else
-		statusp = xstrndup(statusf, strlen(statusf));
+	snprintf(statusp, sizeof(statusp), "%s/kmapstack-record-XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
 	fd = mkstemp(statusp);
-	if (fd < 0) {
-		rec_error("%s: %s", statusp, strerror(errno));
-		free(statusp);
-		return EXIT_USAGE;
-	}
+	if (fd < 0)
+		return rec_error("%s: %s", statusp, strerror(errno));
 	close(fd);
 
 	/* trace-cmd record -e kmap_stack [-b KB] OPTIONS sh -c SCRIPT ... */
@@ -389,7 +382,6 @@ static int record(int argc, char **argv, int checkc, char **checkv)
 		rec_error("the command failed (exit %d)", st);
 out_tc:
 	unlink(statusp);
-	free(statusp);
 	free(tc);
 	return verdict;
 }
