@@ -13,8 +13,10 @@
 #define FS_REPLAY 1
 #define FS_KERNEL 2
 
+/* an entry of a shadow stack */
 struct frame {
 	int site;
+	int node; /* its nesting path (stats.h) */
 	unsigned long long addr;
 	unsigned long long ts; /* when it was mapped */
 	unsigned char ctx;

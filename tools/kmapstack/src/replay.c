@@ -9,21 +9,10 @@
 #include "replay.h"
 #include "xalloc.h"
 
-struct entry {
-	unsigned long long addr;
-	unsigned long long ts;
-	int site;
-	int node;
-	unsigned char ctx;
-	unsigned char flags;
-	unsigned char placeholder;
-};
-
 struct kstack {
-	struct entry *e;
+	struct frame *e;
 	int n, cap;
 	int unsynced;
-	int gap; /* the gap that unsynchronised it, -1 none */
 };
 
 struct task {
@@ -87,7 +76,6 @@ static void stack_init(struct kstack *s)
 	memset(s, 0, sizeof(*s));
 	/* nothing is known of what happened before the trace */
 	s->unsynced = 1;
-	s->gap = -1;
 }
 
 static struct cpu *get_cpu(struct replay *r, int cpu)
@@ -164,12 +152,9 @@ struct replay *replay_new(struct stats *st, struct findings *f, int file)
 	return r;
 }
 
-static void stack_push(struct kstack *s, const struct entry *e)
+static void stack_push(struct kstack *s, const struct frame *e)
 {
-	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 8;
-		s->e = xrealloc(s->e, sizeof(*s->e) * s->cap);
-	}
+	s->e = xgrow(s->e, &s->cap, s->n + 1, sizeof(*s->e));
 	s->e[s->n++] = *e;
 }
 
@@ -228,10 +213,8 @@ static void stack_resync(struct kstack *s, int want)
 		}
 		s->n = want;
 	}
-	if (!s->n) {
+	if (!s->n)
 		s->unsynced = 0;
-		s->gap = -1;
-	}
 }
 
 static void stack_unsync(struct replay *r, struct kstack *s, int gap)
@@ -239,7 +222,6 @@ static void stack_unsync(struct replay *r, struct kstack *s, int gap)
 	if (s->unsynced)
 		return;
 	s->unsynced = 1;
-	s->gap = gap;
 	if (gap >= 0 && gap < r->f->ngaps)
 		r->f->gaps[gap].resynced_tasks++;
 }
@@ -250,17 +232,6 @@ static struct kstack *stack_of(struct task *t, struct cpu *c, int ctx)
 	if (ctx <= KMS_CTX_TASK)
 		return &t->st;
 	return &c->irq[ctx];
-}
-
-static void frame_of(struct frame *fr, const struct entry *e)
-{
-	memset(fr, 0, sizeof(*fr));
-	fr->site = e->placeholder ? KMS_NO_SITE : e->site;
-	fr->addr = e->addr;
-	fr->ts = e->ts;
-	fr->ctx = e->ctx;
-	fr->flags = e->flags;
-	fr->placeholder = e->placeholder;
 }
 
 /* the stacks of ctx and below, innermost first, marking one entry */
@@ -276,9 +247,8 @@ static void snapshot(struct replay *r, int idx, struct task *t, struct cpu *c,
 		struct kstack *s = stack_of(t, c, k);
 
 		for (int i = s->n - 1; i >= 0; i--) {
-			struct frame fr;
+			struct frame fr = s->e[i];
 
-			frame_of(&fr, &s->e[i]);
 			fr.ctx = (unsigned char)k;
 			fr.marked = (s == mark_st && i == mark);
 			if (first && !fr.placeholder)
@@ -314,7 +284,7 @@ static int new_finding(struct replay *r, int kind, int source,
 	return idx;
 }
 
-static void record_hold(struct replay *r, const struct entry *e,
+static void record_hold(struct replay *r, const struct frame *e,
 			const struct kms_event *ev, struct task *t)
 {
 	struct hold_rec h;
@@ -526,7 +496,7 @@ static void do_push(struct replay *r, const struct kms_event *ev,
 		    struct task *t, struct cpu *c)
 {
 	struct kstack *s = stack_of(t, c, ev->ctx);
-	struct entry e;
+	struct frame e;
 	int parent;
 
 	if (s->unsynced)
@@ -551,8 +521,7 @@ static void do_forced_pop(struct replay *r, const struct kms_event *ev,
 	int i = stack_find(s, ev->addr);
 	int k = pending_take(r, c, 1);
 	int key = ev->ctx ? -1000000 - ev->cpu : t->key;
-	struct entry e;
-	struct frame fr;
+	struct frame e;
 	struct finding *x;
 
 	memset(&e, 0, sizeof(e));
@@ -566,13 +535,12 @@ static void do_forced_pop(struct replay *r, const struct kms_event *ev,
 		e.site = KMS_NO_SITE;
 		e.placeholder = 1;
 	}
-	frame_of(&fr, &e);
-	fr.marked = 1;
+	e.marked = 1;
 	if (k < 0 && c->leak_active && c->leak_ctx == ev->ctx &&
 	    c->leak_key == key) {
 		x = findings_get(r->f, c->leak_idx);
 		x->nleaked++;
-		findings_add_frame(r->f, c->leak_idx, &fr);
+		findings_add_frame(r->f, c->leak_idx, &e);
 	} else {
 		int kind = leak_kind[ev->ctx];
 		struct pending p = { 0 };
@@ -587,7 +555,7 @@ static void do_forced_pop(struct replay *r, const struct kms_event *ev,
 					  ev->ctx, e.site, s->n + 1);
 		x = findings_get(r->f, c->leak_idx);
 		x->nleaked = 1;
-		findings_add_frame(r->f, c->leak_idx, &fr);
+		findings_add_frame(r->f, c->leak_idx, &e);
 		if (k >= 0) {
 			x->source |= FS_KERNEL;
 			x->kernel_kind = p.ev.kind;
@@ -909,12 +877,8 @@ static void held_at_end(struct replay *r, struct task *t, struct kstack *s,
 	x = findings_get(r->f, idx);
 	x->nleaked = stack_real_entries(s);
 	r->f->held_mappings += x->nleaked;
-	for (int i = s->n - 1; i >= 0; i--) {
-		struct frame fr;
-
-		frame_of(&fr, &s->e[i]);
-		findings_add_frame(r->f, idx, &fr);
-	}
+	for (int i = s->n - 1; i >= 0; i--)
+		findings_add_frame(r->f, idx, &s->e[i]);
 	x->top_caller = s->e[top].site;
 	if (s->unsynced) {
 		x->uncertain = 1;

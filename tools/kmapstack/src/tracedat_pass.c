@@ -24,7 +24,6 @@ const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 
 struct pass {
 	struct decoder dec;
-	unsigned int misses; /* the decoder's as the sites were last sent */
 	struct dat_writer *w;
 	long long records, bad;
 	unsigned long long n;
@@ -73,43 +72,28 @@ static void record(struct pass *p, struct tep_record *rec, int e)
 {
 	struct decoder *d = &p->dec;
 	struct dat_writer *w = p->w;
+	int pid = decoder_pid(d, rec);
 	struct wire_rec m = { .ts = rec->ts,
 			      .cpu = rec->cpu,
-			      .e = (uint16_t)e };
-	struct wire_head h = { W_REC, 0 };
-	int pid = decoder_pid(d, rec);
-	unsigned char *q;
+			      .pid = pid,
+			      .e = (uint16_t)e,
+			      .size = (uint16_t)d->l.ev[e].min_size };
 
-	m.pid = pid;
-	m.size = (uint16_t)d->l.ev[e].min_size;
 	m.caller = decoder_site_of(d, e, rec->data, DF_CALLER);
 	m.map_caller = m.top_caller = KMS_NO_SITE;
 	if (e == 2) {
 		m.map_caller = decoder_site_of(d, e, rec->data, DF_MAP_CALLER);
 		m.top_caller = decoder_site_of(d, e, rec->data, DF_TOP_CALLER);
 	}
-	/* a site is new only after a miss of the decoder's cache */
-	if (d->misses != p->misses) {
-		p->misses = d->misses;
-		for (; w->sites_sent < sites_count(); w->sites_sent++)
-			write_text(w, W_SITE, w->sites_sent,
-				   sites_name(w->sites_sent));
-	}
+	for (; w->sites_sent < sites_count(); w->sites_sent++)
+		write_text(w, W_SITE, w->sites_sent, sites_name(w->sites_sent));
 	if (pid < 0 || pid >= DAT_PID_BITS ||
 	    !(w->pid_sent[pid >> 3] & (1 << (pid & 7)))) {
 		if (pid >= 0 && pid < DAT_PID_BITS)
 			w->pid_sent[pid >> 3] |= 1 << (pid & 7);
 		write_text(w, W_COMM, pid, tep_data_comm_from_pid(d->tep, pid));
 	}
-	/* in place, the most frequent message: the head, m, the bytes */
-	h.len = (uint32_t)(sizeof(m) + m.size);
-	if (w->n + sizeof(h) + h.len > WIRE_BUF_SIZE)
-		w->flush(w);
-	q = w->b->buf[w->cur] + w->n;
-	memcpy(q, &h, sizeof(h));
-	memcpy(q + sizeof(h), &m, sizeof(m));
-	memcpy(q + sizeof(h) + sizeof(m), rec->data, m.size);
-	w->n += sizeof(h) + h.len;
+	dat_write(w, W_REC, &m, sizeof(m), rec->data, m.size);
 }
 
 static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
