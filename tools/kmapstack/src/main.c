@@ -105,14 +105,15 @@ static int usage_error(const char *msg, const char *arg)
 	return EXIT_USAGE;
 }
 
-static int parse_count(const char *s, long long max, long long *v)
+/* a count from 0 to max */
+static int parse_count(const char *s, long long max, int *v)
 {
 	char *end;
 	long long x = strtoll(s, &end, 10);
 
 	if (!*s || *end || x < 0 || x > max)
 		return -1;
-	*v = x;
+	*v = (int)x;
 	return 0;
 }
 
@@ -153,7 +154,6 @@ static int kinds_error(const char *arg)
 static int parse_opts(int argc, char **argv)
 {
 	unsigned long long ns;
-	long long v;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "o:hV", long_opts, NULL)) != -1) {
@@ -173,16 +173,14 @@ static int parse_opts(int argc, char **argv)
 				cmd.o.top = 100;
 			break;
 		case OPT_TOP:
-			if (parse_count(optarg, 1000000, &v))
+			if (parse_count(optarg, 1000000, &cmd.o.top))
 				return usage_error("bad --top", optarg);
-			cmd.o.top = (int)v;
 			cmd.top_set = 1;
 			break;
 		case OPT_MAXV:
-			if (parse_count(optarg, 100000000, &v))
+			if (parse_count(optarg, 100000000, &cmd.o.max_findings))
 				return usage_error("bad --max-violations",
 						   optarg);
-			cmd.o.max_findings = (int)v;
 			break;
 		case OPT_DURATION:
 			if (kms_parse_time(optarg, &ns) || !ns ||
@@ -196,11 +194,11 @@ static int parse_opts(int argc, char **argv)
 			cmd.lo.tracefs = optarg;
 			break;
 		case OPT_BUFSIZE:
-			if (parse_count(optarg, 1 << 30, &v) || !v)
-				return usage_error("bad --buffer-size (KB per "
-						   "CPU)",
-						   optarg);
-			cmd.lo.buffer_kb = (int)v;
+			if (parse_count(optarg, 1 << 30, &cmd.lo.buffer_kb) ||
+			    !cmd.lo.buffer_kb)
+				return usage_error(
+					"bad --buffer-size (KB per CPU)",
+					optarg);
 			break;
 		case OPT_PID:
 			if (filter_add_pids(&cmd.filter, optarg))
@@ -374,7 +372,6 @@ static void memstat(void)
 {
 	FILE *fp;
 	char line[256];
-
 	struct rusage self, kids;
 
 	if (!getenv("KMAPSTACK_MEMSTAT"))
@@ -465,16 +462,12 @@ int main(int argc, char **argv)
 	ret = kms_record_main(argc, argv);
 	if (ret >= 0)
 		return ret;
+	/* (what cmd holds is freed at the end of a run, else at exit) */
 	ret = parse_args(argc, argv);
-	if (ret) {
-		filter_free(&cmd.filter);
-		free(cmd.rest);
+	if (ret)
 		return ret < 0 ? 0 : ret;
-	}
 	if (cmd.kallsyms && ksyms_load(cmd.kallsyms, err, sizeof(err))) {
 		fprintf(stderr, "kmapstack: --kallsyms: %s\n", err);
-		filter_free(&cmd.filter);
-		free(cmd.rest);
 		return EXIT_USAGE;
 	}
 	ninputs = cmd.live ? 1 : cmd.nfiles;
@@ -488,7 +481,6 @@ int main(int argc, char **argv)
 		struct replay *r = replay_new(&st, &f, i);
 
 		replay_set_filter(r, &cmd.filter);
-
 		if (cmd.live) {
 			/* violations as they come: on stdout unless it
 			 * carries JSON, folded stacks, SVG or nothing */
@@ -528,13 +520,13 @@ int main(int argc, char **argv)
 		}
 	}
 	findings_end(&f);
-	rc.o = &cmd.o;
-	rc.st = &st;
-	rc.f = &f;
-	rc.inputs = inputs;
-	rc.ninputs = ninputs;
-	rc.mode = cmd.mode;
-	rc.filtered = cmd.filter.active;
+	rc = (struct report_ctx){ .o = &cmd.o,
+				  .st = &st,
+				  .f = &f,
+				  .inputs = inputs,
+				  .ninputs = ninputs,
+				  .mode = cmd.mode,
+				  .filtered = cmd.filter.active };
 	if (cmd.json)
 		report_json(out, &rc);
 	else if (cmd.svg)

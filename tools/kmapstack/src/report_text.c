@@ -45,18 +45,6 @@ static const char *const kind_text[KMS_KIND_NR] = {
 	[KMS_HELD_AT_END] = "mappings still held at the end of the trace",
 };
 
-static const char *file_name(struct report_ctx *rc, int file)
-{
-	if (file < 0 || file >= rc->ninputs || !rc->inputs[file].path)
-		return "?";
-	return rc->inputs[file].path;
-}
-
-static void who(FILE *out, const struct finding *x)
-{
-	fprintf(out, "%s/%d", x->comm[0] ? x->comm : "<...>", x->pid);
-}
-
 /* the widest of a name and the names of sites (n of them) */
 static int width(const char *name, const int *site, int n, size_t stride)
 {
@@ -73,32 +61,32 @@ static int width(const char *name, const int *site, int n, size_t stride)
 
 static void frames(FILE *out, const struct finding *x)
 {
-	int w = x->nframes ? width("[unknown]", &x->frames[0].site, x->nframes,
-				   sizeof(x->frames[0])) :
-			     0;
+	int w;
 
 	if (!x->nframes) {
 		fprintf(out, "stack at that moment: empty\n");
 		return;
 	}
+	w = width("[unknown]", &x->frames[0].site, x->nframes,
+		  sizeof(x->frames[0]));
 	fprintf(out, "stack at that moment (innermost first), %d entr%s:\n",
 		x->nframes, x->nframes == 1 ? "y" : "ies");
 	for (int i = 0; i < x->nframes; i++) {
 		const struct frame *fr = &x->frames[i];
 
+		/* a placeholder's site is [unknown] */
+		fprintf(out, "  #%d: %-*s ", x->nframes - 1 - i, w,
+			sites_name(fr->site));
 		if (fr->placeholder) {
-			fprintf(out, "  #%d: %-*s %-18s %-7s (lost events)%s\n",
-				x->nframes - 1 - i, w, "[unknown]", "?",
-				kms_ctx_name(fr->ctx),
-				fr->marked ? "  <- this one" : "");
-			continue;
+			fprintf(out, "%-18s %-7s (lost events)", "?",
+				kms_ctx_name(fr->ctx));
+		} else {
+			fprintf(out, "0x%-16llx %-7s mapped at ", fr->addr,
+				kms_ctx_name(fr->ctx));
+			ts(out, fr->ts);
+			if (fr->flags & KMS_F_ATOMIC)
+				fprintf(out, " atomic");
 		}
-		fprintf(out, "  #%d: %-*s 0x%-16llx %-7s mapped at ",
-			x->nframes - 1 - i, w, sites_name(fr->site), fr->addr,
-			kms_ctx_name(fr->ctx));
-		ts(out, fr->ts);
-		if (fr->flags & KMS_F_ATOMIC)
-			fprintf(out, " atomic");
 		fprintf(out, "%s\n", fr->marked ? "  <- this one" : "");
 	}
 }
@@ -114,8 +102,8 @@ static void finding(FILE *out, struct report_ctx *rc, const struct finding *x)
 	fprintf(out, "%s\n", THIN);
 	fprintf(out, "%s\n", kind_text[x->kind]);
 	if (rc->ninputs > 1)
-		fprintf(out, "in %s\n", file_name(rc, x->file));
-	who(out, x);
+		fprintf(out, "in %s\n", rc->inputs[x->file].path);
+	fprintf(out, "%s/%d", x->comm[0] ? x->comm : "<...>", x->pid);
 	if (x->kind == KMS_HELD_AT_END) {
 		fprintf(out,
 			" still holds %d mapping%s on CPU %d (%s stack) "
@@ -123,23 +111,21 @@ static void finding(FILE *out, struct report_ctx *rc, const struct finding *x)
 			x->nleaked, x->nleaked == 1 ? "" : "s", x->cpu,
 			kms_ctx_name(x->stack_ctx));
 		ts(out, x->ts);
-		fprintf(out, "\n");
-	} else if (leak) {
-		fprintf(out, " on CPU %d at ", x->cpu);
-		ts(out, x->ts);
-		fprintf(out, ": %d mapping%s left on the %s stack\n",
-			x->nleaked, x->nleaked == 1 ? "" : "s",
-			kms_ctx_name(x->stack_ctx));
 	} else {
 		fprintf(out, " on CPU %d at ", x->cpu);
 		ts(out, x->ts);
-		fprintf(out, " in %s context, address 0x%llx",
-			kms_ctx_name(x->ctx), x->addr);
+		if (leak)
+			fprintf(out, ": %d mapping%s left on the %s stack",
+				x->nleaked, x->nleaked == 1 ? "" : "s",
+				kms_ctx_name(x->stack_ctx));
+		else
+			fprintf(out, " in %s context, address 0x%llx",
+				kms_ctx_name(x->ctx), x->addr);
 		if (x->kind == KMS_CROSS_CONTEXT)
 			fprintf(out, " (on the %s stack)",
 				kms_ctx_name(x->stack_ctx));
-		fprintf(out, "\n");
 	}
+	fprintf(out, "\n");
 	if (x->kind != KMS_HELD_AT_END)
 		fprintf(out, "  %-13s %s\n",
 			leak ? "removed by:" : "unmapped at:",
@@ -233,7 +219,7 @@ static void gaps(FILE *out, struct report_ctx *rc)
 		fprintf(out, "; CPU stacks and %d task%s resynchronised",
 			g->resynced_tasks, g->resynced_tasks == 1 ? "" : "s");
 		if (rc->ninputs > 1)
-			fprintf(out, " (%s)", file_name(rc, g->file));
+			fprintf(out, " (%s)", rc->inputs[g->file].path);
 		fprintf(out, "\n");
 	}
 	if (f->total_gaps > f->ngaps)
