@@ -105,19 +105,11 @@ int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-		if (file)
-			snprintf(err, errlen,
-				 "%s: a perf.data file, and perf is not "
-				 "installed here: run 'perf script --ns -i %s "
-				 "| kmapstack check -' where it is",
-				 info->path, file);
-		else
-			snprintf(err, errlen,
-				 "%s: a perf.data file, and perf is not "
-				 "installed here: save it to a file and run "
-				 "'perf script --ns -i FILE | kmapstack check "
-				 "-' where it is",
-				 info->path);
+		snprintf(
+			err, errlen,
+			"%s: a perf.data file, and perf is not installed here: %srun 'perf script --ns -i %s | kmapstack check -' where it is",
+			info->path, file ? "" : "save it to a file and ",
+			file ? file : "FILE");
 		ret = -1;
 	} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

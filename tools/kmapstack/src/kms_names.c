@@ -50,22 +50,6 @@ int kms_kind_from_name(const char *name)
 	return 0;
 }
 
-int kms_kind_is_leak(int kind)
-{
-	switch (kind) {
-	case KMS_LEAK_HARDIRQ:
-	case KMS_LEAK_SOFTIRQ:
-	case KMS_LEAK_NMI:
-	case KMS_LEAK_WORK:
-	case KMS_LEAK_USER:
-	case KMS_LEAK_EXIT:
-	case KMS_LEAK_TASK:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 int kms_kind_is_report_only(int kind)
 {
 	return kind == KMS_OVERFLOW || kind == KMS_FLAVOUR ||
@@ -89,4 +73,9 @@ int kms_leak_kind_ctx(int kind)
 	default:
 		return -1;
 	}
+}
+
+int kms_kind_is_leak(int kind)
+{
+	return kms_leak_kind_ctx(kind) >= 0;
 }

@@ -190,61 +190,32 @@ const struct hold_rec *stats_longest(struct stats *s, int *n)
 	return s->heap;
 }
 
-static unsigned int sat_add(unsigned int a, unsigned int b)
-{
-	return a > UINT32_MAX - b ? UINT32_MAX : a + b;
-}
-
+/* half as many buckets, twice as wide */
 static void tl_fold(struct stats *s)
 {
+	int half = TL_BUCKETS / 2;
+
 	for (int c = 0; c < s->ncpus; c++) {
-		unsigned short *tl = s->cpus[c].tl;
+		struct cpu_stats *cs = &s->cpus[c];
 
-		if (!tl)
+		if (!cs->tl)
 			continue;
-		unsigned int *sum = s->cpus[c].tl_sum, *n = s->cpus[c].tl_n;
+		for (int i = 0; i < half; i++) {
+			unsigned short a = cs->tl[2 * i], b = cs->tl[2 * i + 1];
 
-		for (int i = 0; i < TL_BUCKETS / 2; i++) {
-			unsigned short a = tl[2 * i], b = tl[2 * i + 1];
-
-			tl[i] = a > b ? a : b;
-			sum[i] = sat_add(sum[2 * i], sum[2 * i + 1]);
-			n[i] = sat_add(n[2 * i], n[2 * i + 1]);
-			if (n[i] == UINT32_MAX) {
-				sum[i] /= 2;
-				n[i] /= 2;
-			}
+			cs->tl[i] = a > b ? a : b;
+			cs->tl_sum[i] =
+				cs->tl_sum[2 * i] + cs->tl_sum[2 * i + 1];
+			cs->tl_n[i] = cs->tl_n[2 * i] + cs->tl_n[2 * i + 1];
 		}
-		memset(tl + TL_BUCKETS / 2, 0,
-		       sizeof(*tl) * (TL_BUCKETS - TL_BUCKETS / 2));
-		memset(sum + TL_BUCKETS / 2, 0,
-		       sizeof(*sum) * (TL_BUCKETS - TL_BUCKETS / 2));
-		memset(n + TL_BUCKETS / 2, 0,
-		       sizeof(*n) * (TL_BUCKETS - TL_BUCKETS / 2));
+		memset(cs->tl + half, 0, sizeof(*cs->tl) * (TL_BUCKETS - half));
+		memset(cs->tl_sum + half, 0,
+		       sizeof(*cs->tl_sum) * (TL_BUCKETS - half));
+		memset(cs->tl_n + half, 0,
+		       sizeof(*cs->tl_n) * (TL_BUCKETS - half));
 	}
 	s->tl_width *= 2;
 	s->tl_used = (s->tl_used + 1) / 2;
-	s->tl_hi = 0; /* the buckets moved */
-}
-
-/* the timeline bucket of a time, folding the timeline when it is past */
-static int tl_bucket(struct stats *s, unsigned long long ts)
-{
-	unsigned long long b;
-
-	if (ts >= s->tl_lo && ts < s->tl_hi)
-		return s->tl_b;
-	if (ts < s->tl_t0)
-		return 0;
-	b = (ts - s->tl_t0) / s->tl_width;
-	while (b >= TL_BUCKETS) {
-		tl_fold(s);
-		b = (ts - s->tl_t0) / s->tl_width;
-	}
-	s->tl_b = (int)b;
-	s->tl_lo = s->tl_t0 + b * s->tl_width;
-	s->tl_hi = s->tl_lo + s->tl_width;
-	return s->tl_b;
 }
 
 void stats_nesting(struct stats *s, int cpu, unsigned long long ts, int total)
@@ -264,17 +235,18 @@ void stats_nesting(struct stats *s, int cpu, unsigned long long ts, int total)
 		c->tl_sum = xcalloc(TL_BUCKETS, sizeof(*c->tl_sum));
 		c->tl_n = xcalloc(TL_BUCKETS, sizeof(*c->tl_n));
 	}
-	b = tl_bucket(s, ts);
+	b = ts < s->tl_t0 ? 0 : (ts - s->tl_t0) / s->tl_width;
+	/* the timeline folds until the time is in it */
+	for (; b >= TL_BUCKETS; b /= 2)
+		tl_fold(s);
 	if ((int)b + 1 > s->tl_used)
 		s->tl_used = (int)b + 1;
 	if (total > 65535)
 		total = 65535;
 	if (total > c->tl[b])
 		c->tl[b] = (unsigned short)total;
-	if (c->tl_n[b] < UINT32_MAX && c->tl_sum[b] <= UINT32_MAX - total) {
-		c->tl_sum[b] += (unsigned int)total;
-		c->tl_n[b]++;
-	}
+	c->tl_sum[b] += (unsigned long long)total;
+	c->tl_n[b]++;
 }
 
 void stats_free(struct stats *s)

@@ -40,7 +40,8 @@ struct cpu_stats {
 	int ndepth;
 	int max_total; /* deepest nesting of all its stacks together */
 	unsigned short *tl; /* max nesting per timeline bucket */
-	unsigned int *tl_sum, *tl_n; /* for the mean nesting per bucket */
+	/* for the mean nesting per bucket */
+	unsigned long long *tl_sum, *tl_n;
 };
 
 struct stats {
@@ -65,9 +66,6 @@ struct stats {
 	int tl_started;
 	unsigned long long tl_t0, tl_width;
 	int tl_used;
-	/* the bucket of the last event and its times [tl_lo, tl_hi) */
-	unsigned long long tl_lo, tl_hi;
-	int tl_b;
 };
 
 void stats_init(struct stats *s, int top, uint64_t threshold);

@@ -78,36 +78,34 @@ static void child(int full_fd, int free_fd, struct wire_bufs *b,
 	_exit(0);
 }
 
-/* how the child ended, when it did not end its pass */
-static void death(int status, struct input_src *src, const char *path,
-		  char *err, size_t errlen)
+/* why the pass failed: the child wrote a malformed stream, or died */
+static void failed(int ended, int status, struct input_src *src,
+		   const char *path, char *err, size_t errlen)
 {
 	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	char how[128];
 
-	if (sig == SIGXCPU || sig == SIGKILL)
+	if (ended == -1)
+		snprintf(how, sizeof(how),
+			 "the process reading it wrote a malformed stream");
+	else if (sig == SIGXCPU || sig == SIGKILL)
 		snprintf(
-			err, errlen,
-			"%s: cannot read this trace.dat (truncated or corrupt: "
-			"libtracecmd did not end its pass within %llu s of "
-			"CPU time)",
-			path,
-			(unsigned long long)(CPU_LIMIT_BASE +
-					     src->size /
-						     CPU_LIMIT_BYTES_PER_S));
+			how, sizeof(how),
+			"libtracecmd did not end its pass within %llu s of CPU time",
+			CPU_LIMIT_BASE + src->size / CPU_LIMIT_BYTES_PER_S);
 	else if (sig)
 		snprintf(
-			err, errlen,
-			"%s: cannot read this trace.dat (truncated or corrupt: "
-			"the process reading it through libtracecmd died of "
-			"signal %d, %s)",
-			path, sig, strsignal(sig));
+			how, sizeof(how),
+			"the process reading it through libtracecmd died of signal %d, %s",
+			sig, strsignal(sig));
 	else
 		snprintf(
-			err, errlen,
-			"%s: cannot read this trace.dat (truncated or corrupt: "
-			"the process reading it through libtracecmd exited "
-			"with status %d before its end)",
-			path, WEXITSTATUS(status));
+			how, sizeof(how),
+			"the process reading it through libtracecmd exited with status %d before its end",
+			WEXITSTATUS(status));
+	snprintf(err, errlen,
+		 "%s: cannot read this trace.dat (truncated or corrupt: %s)",
+		 path, how);
 }
 
 int input_tracedat(struct input_src *src, struct replay *r,
@@ -166,14 +164,8 @@ int input_tracedat(struct input_src *src, struct replay *r,
 	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	munmap(b, sizeof(*b));
-	if (ended == 0)
-		death(status, src, info->path, err, errlen);
-	else if (ended == -1)
-		snprintf(
-			err, errlen,
-			"%s: cannot read this trace.dat (truncated or corrupt: "
-			"the process reading it wrote a malformed stream)",
-			info->path);
+	if (ended == 0 || ended == -1)
+		failed(ended, status, src, info->path, err, errlen);
 	return ended > 0 && !*err ? 0 : -1;
 }
 

@@ -162,13 +162,10 @@ static int message(struct dat_stream *s, uint32_t type, const void *p,
 		memcpy(&l, p, sizeof(l));
 		replay_lost(s->r, l.cpu, l.ts, l.missed < 0 ? -1 : l.missed);
 		return 0;
-	case W_CLOCK: {
-		char clock[64];
-
-		snprintf(clock, sizeof(clock), "%.*s", (int)len, text);
-		input_set_clock(s->info, clock);
+	case W_CLOCK:
+		snprintf(s->info->clock, sizeof(s->info->clock), "%.*s",
+			 (int)len, text);
 		return 0;
-	}
 	case W_PROGRESS:
 		if (len != sizeof(done))
 			return -1;
