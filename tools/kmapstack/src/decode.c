@@ -232,15 +232,10 @@ int decoder_decode(struct decoder *d, struct tep_record *rec,
 	return dec_fields(&d->l, e, rec->data, ev) ? -1 : 1;
 }
 
-/* as decoder_init() takes them: up to 8 bytes (other than 1, 2, 4, 8: 0) */
-static int at_ok(const struct dec_at *at)
-{
-	return at->size <= 8;
-}
-
 int dec_layout_check(struct dec_layout *l)
 {
-	if (!at_ok(&l->c_type) || !at_ok(&l->c_pid) || !at_ok(&l->c_flags))
+	/* as decoder_init() takes them: up to 8 bytes (dec_rd() reads 1, 2, 4, 8) */
+	if (l->c_type.size > 8 || l->c_pid.size > 8 || l->c_flags.size > 8)
 		return -1;
 	l->swap = !!l->swap;
 	if (l->c_flags.offset + l->c_flags.size > 8)
@@ -250,7 +245,7 @@ int dec_layout_check(struct dec_layout *l)
 
 		de->min_size = 8;
 		for (int f = 0; f < DF_NR; f++) {
-			if (!at_ok(&de->f[f]))
+			if (de->f[f].size > 8)
 				return -1;
 			if (de->f[f].size &&
 			    de->f[f].offset + de->f[f].size > de->min_size)

@@ -43,8 +43,7 @@ struct input_info {
 	char error[1024]; /* why it could not be read to its end, or "" */
 };
 
-/* the trace clock of the input, and the unit of its timestamps */
-void input_set_clock(struct input_info *info, const char *clock);
+/* the unit of the input's timestamps, by its trace clock */
 const char *input_time_unit(const struct input_info *info);
 
 /*

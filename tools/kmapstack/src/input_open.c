@@ -74,18 +74,6 @@ static int write_all(int fd, const unsigned char *p, size_t n)
 	return 0;
 }
 
-/* a trace.dat cut short or with a tail of zeros (tracedat_check.h) */
-static int check_tracedat(struct input_src *src, const char *path, char *err,
-			  size_t errlen)
-{
-	char why[256];
-
-	if (!tracedat_check(src->fd, src->size, why, sizeof(why)))
-		return 0;
-	snprintf(err, errlen, "%s: cannot read this trace.dat (%s)", path, why);
-	return -1;
-}
-
 /*
  * copy what is left of src->fd after the head to a temporary file, with
  * the progress line (MB read) from the first bytes
@@ -139,6 +127,7 @@ int input_open(const char *path, const struct input_info *info,
 {
 	/* in messages: as the other messages name it ('<stdin>') */
 	const char *name = info->path ? info->path : path;
+	char why[256];
 	struct stat st;
 	ssize_t n;
 
@@ -195,9 +184,13 @@ int input_open(const char *path, const struct input_info *info,
 	if (src->kind != INPUT_TEXT && !src->regular &&
 	    spool(src, info, name, err, errlen))
 		goto fail;
+	/* a trace.dat cut short or with a tail of zeros (tracedat_check.h) */
 	if (src->kind == INPUT_TRACEDAT &&
-	    check_tracedat(src, name, err, errlen))
+	    tracedat_check(src->fd, src->size, why, sizeof(why))) {
+		snprintf(err, errlen, "%s: cannot read this trace.dat (%s)",
+			 name, why);
 		goto fail;
+	}
 	return 0;
 fail:
 	input_close(src);
@@ -209,11 +202,6 @@ void input_close(struct input_src *src)
 	if (src->fd > STDERR_FILENO)
 		close(src->fd);
 	src->fd = -1;
-}
-
-void input_set_clock(struct input_info *info, const char *clock)
-{
-	snprintf(info->clock, sizeof(info->clock), "%s", clock ? clock : "");
 }
 
 /* see the trace_clock list in Documentation/trace/ftrace.rst */

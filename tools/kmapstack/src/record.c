@@ -235,24 +235,16 @@ static int save_kallsyms(const char *path)
 	return -1;
 }
 
-static int user_kallsyms(int checkc, char **checkv)
-{
-	for (int i = 0; i < checkc; i++)
-		if (!strncmp(checkv[i], "--kallsyms", 10))
-			return 1;
-	return 0;
-}
-
+/* the exit status of CMD that the workload's script wrote, -1 if none */
 static int read_status(const char *path)
 {
 	FILE *fp = fopen(path, "r");
-	int st = -1;
+	int st;
 
-	if (fp) {
-		if (fscanf(fp, "%d", &st) != 1)
-			st = -1;
+	if (!fp || fscanf(fp, "%d", &st) != 1)
+		st = -1;
+	if (fp)
 		fclose(fp);
-	}
 	return st;
 }
 
@@ -260,6 +252,7 @@ static int record(int argc, char **argv, int checkc, char **checkv)
 {
 	const char *out = "trace.dat";
 	int dashes = -1, user_buffer = 0, n = 0, script, status, st, verdict;
+	int user_ksyms = 0;
 	int fd;
 	char bufkb[32], statusp[4096];
 	char *ksyms, **tc, **ck;
@@ -340,11 +333,13 @@ static int record(int argc, char **argv, int checkc, char **checkv)
 	n = 0;
 	ck = xcalloc((size_t)checkc + 8, sizeof(char *));
 	ck[n++] = "kmapstack";
-	for (int i = 0; i < checkc; i++)
+	for (int i = 0; i < checkc; i++) {
 		ck[n++] = checkv[i];
+		user_ksyms |= !strncmp(checkv[i], "--kallsyms", 10);
+	}
 	ck[n++] = "check";
 	/* (a --kallsyms of the user's replaces it) */
-	if (!save_kallsyms(ksyms) && !user_kallsyms(checkc, checkv)) {
+	if (!save_kallsyms(ksyms) && !user_ksyms) {
 		ck[n++] = "--kallsyms";
 		ck[n++] = ksyms;
 	}
