@@ -32,24 +32,21 @@ void findings_end(struct findings *f)
 	f->scratch_live = 0;
 	i = htab_get(&f->dropped_of, key);
 	if (i < 0) {
-		i = f->ndropped_keys++;
-		f->dropped_key = xgrow(f->dropped_key, &f->cap_dropped, i + 1,
-				       sizeof(*f->dropped_key));
-		f->dropped_n =
-			xrealloc(f->dropped_n, sizeof(*f->dropped_n) *
-						       (size_t)f->cap_dropped);
-		f->dropped_key[i] = key;
-		f->dropped_n[i] = 0;
+		i = f->ngroups++;
+		f->groups = xgrow(f->groups, &f->cap_groups, i + 1,
+				  sizeof(*f->groups));
+		f->groups[i].key = key;
+		f->groups[i].n = 0;
 		htab_add(&f->dropped_of, key, i);
 	}
-	f->dropped_n[i]++;
+	f->groups[i].n++;
 }
 
 long long findings_dropped_like(const struct findings *f, uint64_t key)
 {
 	int i = htab_get(&f->dropped_of, key);
 
-	return i < 0 ? 0 : f->dropped_n[i];
+	return i < 0 ? 0 : f->groups[i].n;
 }
 
 int findings_shown(const struct findings *f, int kind)
@@ -135,8 +132,7 @@ void findings_free(struct findings *f)
 	free(f->v);
 	free(f->gaps);
 	free(f->scratch.frames);
-	free(f->dropped_key);
-	free(f->dropped_n);
+	free(f->groups);
 	htab_free(&f->dropped_of);
 	memset(f, 0, sizeof(*f));
 }

@@ -80,10 +80,12 @@ struct findings {
 	struct finding scratch;
 	int scratch_live; /* the scratch holds a finding not kept */
 	/* the findings not kept by their group (findings_group_of()) */
-	struct htab dropped_of; /* key -> index in dropped_key, dropped_n */
-	uint64_t *dropped_key;
-	long long *dropped_n;
-	int ndropped_keys, cap_dropped;
+	struct htab dropped_of; /* key -> index in groups */
+	struct {
+		uint64_t key;
+		long long n;
+	} * groups;
+	int ngroups, cap_groups;
 };
 
 void findings_init(struct findings *f, int max);

@@ -23,24 +23,24 @@ void report_folded(FILE *out, struct report_ctx *rc)
 	struct stats *st = rc->st;
 	int *path = NULL, cap = 0;
 
-	for (int i = 1; i < st->t_n; i++) {
+	for (int i = 1; i < st->nnodes; i++) {
 		int n = 0;
 
-		if (!st->t_count[i])
+		if (!st->nodes[i].count)
 			continue;
-		for (int j = i; j > 0; j = st->t_parent[j]) {
+		for (int j = i; j > 0; j = st->nodes[j].parent) {
 			if (n == cap) {
 				cap = cap ? cap * 2 : 32;
 				path = xrealloc(path, sizeof(int) * cap);
 			}
-			path[n++] = st->t_site[j];
+			path[n++] = st->nodes[j].site;
 		}
 		for (int k = n - 1; k >= 0; k--) {
 			name(out, path[k]);
 			if (k)
 				fputc(';', out);
 		}
-		fprintf(out, " %lld\n", st->t_count[i]);
+		fprintf(out, " %lld\n", st->nodes[i].count);
 	}
 	free(path);
 }

@@ -187,10 +187,10 @@ static void violations(FILE *out, struct report_ctx *rc, int held)
 				more[i], more[i] == 1 ? "" : "s");
 	}
 	/* the findings not kept of no group shown */
-	for (int k = 0; k < f->ndropped_keys && !held; k++)
-		if (findings_shown(f, (int)(f->dropped_key[k] >> 58)) &&
-		    htab_get(&first, f->dropped_key[k]) < 0)
-			hidden += f->dropped_n[k];
+	for (int k = 0; k < f->ngroups && !held; k++)
+		if (findings_shown(f, (int)(f->groups[k].key >> 58)) &&
+		    htab_get(&first, f->groups[k].key) < 0)
+			hidden += f->groups[k].n;
 	if (hidden)
 		fprintf(out,
 			"\n... and %lld more finding%s not shown "

@@ -11,14 +11,10 @@ void stats_init(struct stats *s, int top, uint64_t threshold)
 	memset(s, 0, sizeof(*s));
 	s->top = top;
 	s->threshold = threshold;
-	s->t_cap = 1024;
-	s->t_parent = xcalloc(s->t_cap, sizeof(int));
-	s->t_site = xcalloc(s->t_cap, sizeof(int));
-	s->t_count = xcalloc(s->t_cap, sizeof(long long));
-	s->t_n = 1;
-	s->t_parent[0] = -1;
-	s->t_site[0] = -1;
-	htab_init(&s->t_child);
+	s->nodes = xgrow(NULL, &s->cap_nodes, 1, sizeof(*s->nodes));
+	s->nodes[0] = (struct path_node){ -1, -1, 0 };
+	s->nnodes = 1;
+	htab_init(&s->child_of);
 }
 
 struct site_stats *stats_site(struct stats *s, int site)
@@ -54,25 +50,19 @@ static int trie_child(struct stats *s, int parent, int site)
 	uint64_t key;
 	int i;
 
-	if (parent < 0 || parent >= s->t_n)
+	if (parent < 0 || parent >= s->nnodes)
 		parent = 0;
 	key = (uint64_t)(unsigned int)parent << 32 | (unsigned int)site;
-	i = htab_get(&s->t_child, key);
+	i = htab_get(&s->child_of, key);
 	if (i >= 0)
 		return i;
-	if (s->t_n >= STATS_MAX_PATHS)
+	if (s->nnodes >= STATS_MAX_PATHS)
 		return parent;
-	if (s->t_n == s->t_cap) {
-		s->t_cap *= 2;
-		s->t_parent = xrealloc(s->t_parent, sizeof(int) * s->t_cap);
-		s->t_site = xrealloc(s->t_site, sizeof(int) * s->t_cap);
-		s->t_count = xrealloc(s->t_count, sizeof(long long) * s->t_cap);
-	}
-	s->t_parent[s->t_n] = parent;
-	s->t_site[s->t_n] = site;
-	s->t_count[s->t_n] = 0;
-	htab_add(&s->t_child, key, s->t_n);
-	return s->t_n++;
+	s->nodes = xgrow(s->nodes, &s->cap_nodes, s->nnodes + 1,
+			 sizeof(*s->nodes));
+	s->nodes[s->nnodes] = (struct path_node){ parent, site, 0 };
+	htab_add(&s->child_of, key, s->nnodes);
+	return s->nnodes++;
 }
 
 int stats_push(struct stats *s, int cpu, int site, int atomic, int depth,
@@ -105,7 +95,7 @@ int stats_push(struct stats *s, int cpu, int site, int atomic, int depth,
 	if (!s->paths)
 		return 0;
 	node = trie_child(s, parent_node, site);
-	s->t_count[node]++;
+	s->nodes[node].count++;
 	return node;
 }
 
@@ -263,9 +253,7 @@ void stats_free(struct stats *s)
 		free(s->cpus[c].tl_n);
 	}
 	free(s->cpus);
-	free(s->t_parent);
-	free(s->t_site);
-	free(s->t_count);
-	htab_free(&s->t_child);
+	free(s->nodes);
+	htab_free(&s->child_of);
 	memset(s, 0, sizeof(*s));
 }

@@ -31,6 +31,12 @@ struct hold_rec {
 	int file;
 };
 
+/* the maps made with the path from the root to a node */
+struct path_node {
+	int parent, site;
+	long long count;
+};
+
 #define TL_BUCKETS 1000
 #define STATS_MAX_PATHS (1 << 20)
 
@@ -57,10 +63,9 @@ struct stats {
 	struct cpu_stats *cpus;
 	int ncpus;
 	/* nesting paths: a trie of call sites, node 0 is the root */
-	int *t_parent, *t_site;
-	long long *t_count;
-	int t_n, t_cap;
-	struct htab t_child; /* parent << 32 | site -> node */
+	struct path_node *nodes;
+	int nnodes, cap_nodes;
+	struct htab child_of; /* parent << 32 | site -> node */
 	int paths; /* keep the paths: only --folded shows them */
 	/* timeline */
 	int tl_started;
