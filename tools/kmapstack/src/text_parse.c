@@ -22,12 +22,7 @@ static int span_eq(struct span s, const char *lit)
 
 static const char *find(const char *p, const char *end, const char *lit)
 {
-	size_t n = strlen(lit);
-
-	for (; p + n <= end; p++)
-		if (*p == lit[0] && !memcmp(p, lit, n))
-			return p;
-	return NULL;
+	return memmem(p, (size_t)(end - p), lit, strlen(lit));
 }
 
 /* an unsigned number in base 10 or 16 (0x); returns 0 if not one */
@@ -172,7 +167,7 @@ static long long parse_count(const char *p, const char *end)
 static int parse_lost(const char *p, const char *end, struct text_line *out)
 {
 	unsigned long long cpu;
-	const char *q = p + 4, *b, *e;
+	const char *q = p + 4, *b, *e, *l;
 	struct span s;
 
 	while (q < end && isdigit((unsigned char)*q))
@@ -186,16 +181,14 @@ static int parse_lost(const char *p, const char *end, struct text_line *out)
 	if (!e)
 		return TL_OTHER;
 	out->lost_cpu = (int)cpu;
-	out->lost = -1;
-	if (find(b, e, "LOST ")) {
-		out->lost = parse_count(find(b, e, "LOST ") + 5, e);
-		return TL_LOST;
-	}
-	if (find(b, e, "EVENTS DROPPED")) {
+	l = find(b, e, "LOST ");
+	if (l)
+		out->lost = parse_count(l + 5, e);
+	else if (find(b, e, "EVENTS DROPPED"))
 		out->lost = parse_count(b + 1, e);
-		return TL_LOST;
-	}
-	return TL_OTHER;
+	else
+		return TL_OTHER;
+	return TL_LOST;
 }
 
 /* seconds.fraction (or plain ns) to ns; *digits: of the fraction */
@@ -475,7 +468,7 @@ int text_parse_line(const char *line, size_t len, struct text_line *out)
 	out->ev.caller = out->ev.map_caller = out->ev.top_caller = KMS_NO_SITE;
 	/* key=value ... ; a value may be followed by " [module]" */
 	while (body < end) {
-		const char *k, *eq, *v, *ve;
+		const char *k, *eq, *v, *ve, *m;
 		struct span key, val;
 
 		while (body < end && isspace((unsigned char)*body))
@@ -492,24 +485,18 @@ int text_parse_line(const char *line, size_t len, struct text_line *out)
 		ve = v;
 		while (ve < end && !isspace((unsigned char)*ve))
 			ve++;
-		body = ve;
-		{
-			const char *m = ve;
-
-			while (m < end && *m == ' ')
+		/* a " [module]" after the value is part of it */
+		m = ve;
+		while (m < end && *m == ' ')
+			m++;
+		if (m < end && *m == '[') {
+			while (m < end && *m != ']' &&
+			       !isspace((unsigned char)*m))
 				m++;
-			if (m < end && *m == '[') {
-				const char *me = m;
-
-				while (me < end && *me != ']' &&
-				       !isspace((unsigned char)*me))
-					me++;
-				if (me < end && *me == ']') {
-					ve = me + 1;
-					body = ve;
-				}
-			}
+			if (m < end && *m == ']')
+				ve = m + 1;
 		}
+		body = ve;
 		key.p = k;
 		key.n = (size_t)(eq - k);
 		val.p = v;
