@@ -35,7 +35,6 @@ struct input_info {
 	int kind; /* enum input_kind */
 	long long records; /* kmap_stack records */
 	long long bad_records; /* malformed, skipped */
-	long long lines; /* text: lines read */
 	int ts_digits; /* text: the fewest digits of a second's fraction */
 	int progress; /* show progress on stderr */
 	unsigned long long last_ts; /* of the last event */

@@ -20,7 +20,6 @@ static void text_line(const char *line, size_t len, struct replay *r,
 {
 	struct text_line tl;
 
-	info->lines++;
 	if (len > MAX_LINE)
 		return;
 	switch (text_parse_line(line, len, &tl)) {
@@ -116,7 +115,6 @@ static int text_lines(struct input_src *src, struct replay *r,
 		}
 		if (p == buf && have == READ_BUF) {
 			/* a line longer than the buffer: not a trace line */
-			info->lines++;
 			skip = 1;
 			p = end;
 		} else if (eof && p < end) {
