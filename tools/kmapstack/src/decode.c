@@ -187,9 +187,7 @@ int dec_fields(const struct dec_layout *l, int e, const void *data,
 {
 	const struct dec_event *de = &l->ev[e];
 
-	ev->type = e == 0 ? KMS_EV_PUSH :
-		   e == 1 ? KMS_EV_POP :
-			    KMS_EV_VIOLATION;
+	ev->type = e; /* in the order of enum kms_ev_type */
 	ev->in_ctx = l->c_flags.size ? flags_ctx(dec_rd(l, &l->c_flags, data)) :
 				       -1;
 	ev->addr = dec_rd(l, &de->f[DF_ADDR], data);
