@@ -103,11 +103,12 @@ static int task_key(int pid, int cpu)
 	return pid > 0 ? pid : -(cpu + 1);
 }
 
-static struct task *get_task(struct replay *r, struct cpu *c, int pid, int cpu,
+/* the task of ev, *created if it is new */
+static struct task *get_task(struct replay *r, struct cpu *c,
 			     const struct kms_event *ev, int *created)
 {
-	const char *comm = ev ? ev->comm : NULL;
-	int key = task_key(pid, cpu), i;
+	const char *comm = ev->comm;
+	int key = task_key(ev->pid, ev->cpu), i;
 	struct task *t = c->last_task;
 
 	*created = 0;
@@ -127,11 +128,11 @@ static struct task *get_task(struct replay *r, struct cpu *c, int pid, int cpu,
 	}
 	t = xcalloc(1, sizeof(*t));
 	t->key = key;
-	t->pid = pid;
+	t->pid = ev->pid;
 	t->last_cpu = -1;
 	stack_init(&t->st);
-	if (!comm && ev && ev->comm_of)
-		comm = ev->comm_of(ev->comm_priv, pid);
+	if (!comm && ev->comm_of)
+		comm = ev->comm_of(ev->comm_priv, ev->pid);
 	if (comm)
 		strncpy(t->comm, comm, sizeof(t->comm) - 1);
 	r->tasks = xgrow(r->tasks, &r->cap_tasks, r->ntasks + 1,
@@ -479,17 +480,15 @@ static void check_lower(struct replay *r, const struct kms_event *ev,
 	}
 }
 
+/* the stack as deep as the event says: else it is unsynchronised */
 static void check_depth(struct replay *r, struct kstack *s, int depth)
 {
-	if (s->unsynced) {
-		stack_resync(s, depth);
-		return;
+	if (!s->unsynced && s->n != depth) {
+		r->f->depth_mismatches++;
+		s->unsynced = 1;
 	}
-	if (s->n == depth)
-		return;
-	r->f->depth_mismatches++;
-	s->unsynced = 1;
-	stack_resync(s, depth);
+	if (s->unsynced)
+		stack_resync(s, depth);
 }
 
 static void do_push(struct replay *r, const struct kms_event *ev,
@@ -767,7 +766,7 @@ void replay_event(struct replay *r, const struct kms_event *ev)
 		}
 	}
 	c = get_cpu(r, ev->cpu);
-	t = get_task(r, c, ev->pid, ev->cpu, ev, &created);
+	t = get_task(r, c, ev, &created);
 	task_touch(r, t, c, created);
 	pending_follow(r, t, c);
 	r->st->events++;

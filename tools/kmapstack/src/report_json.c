@@ -263,19 +263,16 @@ void report_json(FILE *out, struct report_ctx *rc)
 	jhist(out, &st->holds);
 	fprintf(out, ",\n\"hold_histogram\": [");
 	first = 1;
-	if (st->holds.b) {
-		for (int i = 0; i < HIST_BUCKETS; i++) {
-			if (!st->holds.b[i])
-				continue;
-			fprintf(out,
-				"%s{\"min_ns\": %llu, \"max_ns\": %llu, "
-				"\"count\": %llu}",
-				first ? "" : ", ",
-				(unsigned long long)hist_bucket_lo(i),
-				(unsigned long long)hist_bucket_hi(i),
-				(unsigned long long)st->holds.b[i]);
-			first = 0;
-		}
+	for (int i = 0; st->holds.b && i < HIST_BUCKETS; i++) {
+		if (!st->holds.b[i])
+			continue;
+		fprintf(out,
+			"%s{\"min_ns\": %llu, \"max_ns\": %llu, \"count\": %llu}",
+			first ? "" : ", ",
+			(unsigned long long)hist_bucket_lo(i),
+			(unsigned long long)hist_bucket_hi(i),
+			(unsigned long long)st->holds.b[i]);
+		first = 0;
 	}
 	fprintf(out,
 		"],\n\"longest_holds\": {\"threshold_ns\": %llu, "

@@ -30,7 +30,7 @@ static void fmt_ns(char *buf, size_t n, double ns)
 		snprintf(buf, n, "%.0fns", ns);
 }
 
-static void timeline(FILE *out, struct stats *st, int y0, int *lanes)
+static void timeline(FILE *out, struct stats *st, int y0)
 {
 	int used = st->tl_used ? st->tl_used : 1;
 	double span = (double)used * (double)st->tl_width;
@@ -89,7 +89,6 @@ static void timeline(FILE *out, struct stats *st, int y0, int *lanes)
 		"<text x=\"%d\" y=\"%d\" class=\"small\" "
 		"text-anchor=\"end\">+%s</text>\n",
 		LEFT + PLOT, y0 + lane * LANE + 5, buf);
-	*lanes = lane;
 }
 
 /* bar p holds the durations in [2^(p-1), 2^p) ns; bar 0 the zeros */
@@ -167,7 +166,7 @@ static void holds(FILE *out, struct stats *st, int y0)
 void report_svg(FILE *out, struct report_ctx *rc)
 {
 	struct stats *st = rc->st;
-	int lanes = 0, ncpu = 0, h, y1;
+	int ncpu = 0, h, y1;
 
 	for (int c = 0; c < st->ncpus; c++)
 		ncpu += st->cpus[c].tl != NULL;
@@ -186,7 +185,7 @@ void report_svg(FILE *out, struct report_ctx *rc)
 		     ".bar{fill:#36c}</style>\n");
 	fprintf(out,
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-	timeline(out, st, 50, &lanes);
+	timeline(out, st, 50);
 	holds(out, st, y1);
 	fprintf(out, "</svg>\n");
 }
