@@ -77,7 +77,7 @@ struct findings;
 
 struct live_opts {
 	const char *tracefs; /* NULL: where tracefs is mounted */
-	double duration; /* seconds, 0: until SIGINT or SIGTERM */
+	unsigned long long duration; /* ns, 0: until SIGINT or SIGTERM */
 	int buffer_kb; /* the ring buffer of each CPU, 0: as it is */
 	/* each new finding is printed on stream as it is found, if set */
 	const struct findings *findings;

@@ -245,16 +245,14 @@ int input_live(const struct live_opts *lo, struct replay *r,
 		goto out;
 	}
 	tracefs_trace_on(live_instance);
-	if (lo->duration > 0) {
-		struct itimerval it;
+	if (lo->duration) {
+		struct itimerval it = { 0 };
 
-		memset(&it, 0, sizeof(it));
-		it.it_value.tv_sec = (time_t)lo->duration;
+		it.it_value.tv_sec = (time_t)(lo->duration / 1000000000);
 		it.it_value.tv_usec =
-			(suseconds_t)((lo->duration -
-				       (double)(time_t)lo->duration) *
-				      1e6);
-		if (!it.it_value.tv_sec && !it.it_value.tv_usec)
+			(suseconds_t)(lo->duration % 1000000000 / 1000);
+		/* 1 us at least: a timer of 0 is none */
+		if (lo->duration < 1000)
 			it.it_value.tv_usec = 1;
 		sigaction(SIGALRM,
 			  &(struct sigaction){ .sa_handler = on_signal }, NULL);
@@ -263,8 +261,7 @@ int input_live(const struct live_opts *lo, struct replay *r,
 	fprintf(stderr,
 		"kmapstack: tracing kmap_stack events (instance %s), %s\n",
 		name,
-		lo->duration > 0 ? "until the duration is over" :
-				   "Ctrl-C to stop");
+		lo->duration ? "until the duration is over" : "Ctrl-C to stop");
 	while (!live_stop) {
 		tracefs_iterate_raw_events(tep, live_instance, NULL, 0,
 					   on_record, &c);

@@ -153,7 +153,6 @@ static int kinds_error(const char *arg)
 /* the options from optind on; GNU getopt moves the other words after them */
 static int parse_opts(int argc, char **argv)
 {
-	unsigned long long ns;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "o:hV", long_opts, NULL)) != -1) {
@@ -183,12 +182,12 @@ static int parse_opts(int argc, char **argv)
 						   optarg);
 			break;
 		case OPT_DURATION:
-			if (kms_parse_time(optarg, &ns) || !ns ||
-			    ns > 10000000 * 1000000000ULL)
-				return usage_error("bad --duration (a duration:"
-						   " 10, 10s, 500ms)",
-						   optarg);
-			cmd.lo.duration = (double)ns / 1e9;
+			if (kms_parse_time(optarg, &cmd.lo.duration) ||
+			    !cmd.lo.duration ||
+			    cmd.lo.duration > 10000000 * 1000000000ULL)
+				return usage_error(
+					"bad --duration (a duration: 10, 10s, 500ms)",
+					optarg);
 			break;
 		case OPT_TRACEFS:
 			cmd.lo.tracefs = optarg;
@@ -356,7 +355,7 @@ static int parse_args(int argc, char **argv)
 	if (output_is_input())
 		return EXIT_USAGE;
 	if (!cmd.live &&
-	    (cmd.lo.duration > 0 || cmd.lo.tracefs || cmd.lo.buffer_kb))
+	    (cmd.lo.duration || cmd.lo.tracefs || cmd.lo.buffer_kb))
 		return usage_error(
 			"--duration, --buffer-size and --tracefs are for live",
 			NULL);
