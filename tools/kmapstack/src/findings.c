@@ -10,7 +10,6 @@ void findings_init(struct findings *f, int max)
 {
 	memset(f, 0, sizeof(*f));
 	f->max = max;
-	htab_init(&f->dropped_of);
 }
 
 uint64_t findings_group_of(const struct finding *x)

@@ -157,10 +157,9 @@ static void finding(FILE *out, struct report_ctx *rc, const struct finding *x)
 static void violations(FILE *out, struct report_ctx *rc, int held)
 {
 	struct findings *f = rc->f;
-	struct htab first; /* group -> its first finding */
+	struct htab first = { 0 }; /* group -> its first finding */
 	long long *more = xcalloc((size_t)f->n + 1, sizeof(*more)), hidden = 0;
 
-	htab_init(&first);
 	for (int i = 0; i < f->n; i++) {
 		uint64_t key = findings_group_of(&f->v[i]);
 		int j = htab_get(&first, key);

@@ -14,7 +14,6 @@ void stats_init(struct stats *s, int top, uint64_t threshold)
 	s->nodes = xgrow(NULL, &s->cap_nodes, 1, sizeof(*s->nodes));
 	s->nodes[0] = (struct path_node){ -1, -1, 0 };
 	s->nnodes = 1;
-	htab_init(&s->child_of);
 }
 
 struct site_stats *stats_site(struct stats *s, int site)

@@ -43,7 +43,6 @@ struct dat_stream *dat_stream_new(struct replay *r, struct input_info *info,
 	s->r = r;
 	s->info = info;
 	s->base = sites_count();
-	htab_init(&s->comm_of);
 	progress_start(&s->prog, info->progress, info->path, size);
 	return s;
 }
