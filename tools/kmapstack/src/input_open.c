@@ -87,11 +87,8 @@ static int spool(struct input_src *src, const struct input_info *info,
 	ssize_t n;
 
 	progress_start(&prog, info->progress, info->path, 0);
-	if (fd < 0 || write_all(fd, src->head, src->nhead)) {
-		snprintf(err, errlen, "%s: cannot copy the input to TMPDIR: %s",
-			 path, strerror(errno));
-		goto fail;
-	}
+	if (fd < 0 || write_all(fd, src->head, src->nhead))
+		goto copy_failed;
 	while ((n = read(src->fd, buf, sizeof(buf))) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -99,12 +96,8 @@ static int spool(struct input_src *src, const struct input_info *info,
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			goto fail;
 		}
-		if (write_all(fd, buf, (size_t)n)) {
-			snprintf(err, errlen,
-				 "%s: cannot copy the input to TMPDIR: %s",
-				 path, strerror(errno));
-			goto fail;
-		}
+		if (write_all(fd, buf, (size_t)n))
+			goto copy_failed;
 		src->size += (unsigned long long)n;
 		progress_update(&prog, src->size);
 	}
@@ -115,6 +108,9 @@ static int spool(struct input_src *src, const struct input_info *info,
 	src->nhead = 0;
 	snprintf(src->path, sizeof(src->path), "/proc/self/fd/%d", fd);
 	return 0;
+copy_failed:
+	snprintf(err, errlen, "%s: cannot copy the input to TMPDIR: %s", path,
+		 strerror(errno));
 fail:
 	progress_end(&prog);
 	if (fd >= 0)
