@@ -495,18 +495,16 @@ static void do_push(struct replay *r, const struct kms_event *ev,
 		    struct task *t, struct cpu *c)
 {
 	struct kstack *s = stack_of(t, c, ev->ctx);
-	struct frame e;
+	struct frame e = { .site = ev->caller,
+			   .addr = ev->addr,
+			   .ts = ev->ts,
+			   .ctx = (unsigned char)ev->ctx,
+			   .flags = (unsigned char)ev->flags };
 	int parent;
 
 	if (s->unsynced)
 		stack_resync(s, ev->depth - 1);
 	parent = s->n ? s->e[s->n - 1].node : 0;
-	memset(&e, 0, sizeof(e));
-	e.addr = ev->addr;
-	e.ts = ev->ts;
-	e.site = ev->caller;
-	e.ctx = (unsigned char)ev->ctx;
-	e.flags = (unsigned char)ev->flags;
 	e.node = stats_push(r->st, ev->cpu, ev->caller,
 			    ev->flags & KMS_F_ATOMIC, s->n + 1, parent);
 	stack_push(s, &e);
@@ -520,19 +518,17 @@ static void do_forced_pop(struct replay *r, const struct kms_event *ev,
 	int i = stack_find(s, ev->addr);
 	int k = pending_take(r, c, 1);
 	int key = ev->ctx ? -1000000 - ev->cpu : t->key;
-	struct frame e;
+	/* a mapping the replay did not see: a placeholder */
+	struct frame e = { .site = KMS_NO_SITE,
+			   .addr = ev->addr,
+			   .ctx = (unsigned char)ev->ctx,
+			   .placeholder = 1 };
 	struct finding *x;
 
-	memset(&e, 0, sizeof(e));
 	if (i >= 0) {
 		e = s->e[i];
 		record_hold(r, &e, ev, t);
 		stack_remove(s, i);
-	} else {
-		e.addr = ev->addr;
-		e.ctx = (unsigned char)ev->ctx;
-		e.site = KMS_NO_SITE;
-		e.placeholder = 1;
 	}
 	e.marked = 1;
 	if (k < 0 && c->leak_active && c->leak_ctx == ev->ctx &&

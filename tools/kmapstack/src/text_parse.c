@@ -166,19 +166,11 @@ static long long parse_count(const char *p, const char *end)
 /* CPU:N [LOST M EVENTS], CPU:N [M EVENTS DROPPED], CPU:N [EVENTS DROPPED] */
 static int parse_lost(const char *p, const char *end, struct text_line *out)
 {
-	unsigned long long cpu;
-	const char *q = p + 4, *b, *e, *l;
-	struct span s;
+	long long cpu = parse_count(p + 4, end);
+	const char *b = find(p + 4, end, "["), *e, *l;
 
-	while (q < end && isdigit((unsigned char)*q))
-		q++;
-	s.p = p + 4;
-	s.n = (size_t)(q - s.p);
-	if (!parse_ull(s, &cpu) || cpu > 1000000)
-		return TL_OTHER;
-	b = find(q, end, "[");
 	e = b ? find(b, end, "]") : NULL;
-	if (!e)
+	if (cpu < 0 || cpu > 1000000 || !e)
 		return TL_OTHER;
 	out->lost_cpu = (int)cpu;
 	l = find(b, e, "LOST ");
