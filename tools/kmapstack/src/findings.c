@@ -67,10 +67,7 @@ int findings_add(struct findings *f, int kind)
 		f->scratch.kind = kind;
 		return -1;
 	}
-	if (f->n == f->cap) {
-		f->cap = f->cap ? f->cap * 2 : 64;
-		f->v = xrealloc(f->v, sizeof(*f->v) * f->cap);
-	}
+	f->v = xgrow(f->v, &f->cap, f->n + 1, sizeof(*f->v));
 	x = &f->v[f->n];
 	memset(x, 0, sizeof(*x));
 	x->kind = kind;
@@ -101,10 +98,7 @@ struct gap *findings_add_gap(struct findings *f)
 	f->total_gaps++;
 	if (f->ngaps >= f->max)
 		return NULL;
-	if (f->ngaps == f->cap_gaps) {
-		f->cap_gaps = f->cap_gaps ? f->cap_gaps * 2 : 16;
-		f->gaps = xrealloc(f->gaps, sizeof(*f->gaps) * f->cap_gaps);
-	}
+	f->gaps = xgrow(f->gaps, &f->cap_gaps, f->ngaps + 1, sizeof(*f->gaps));
 	memset(&f->gaps[f->ngaps], 0, sizeof(f->gaps[0]));
 	return &f->gaps[f->ngaps++];
 }

@@ -65,7 +65,7 @@ struct live_ctx {
 	const struct live_opts *lo;
 	int shown; /* findings already printed */
 	struct held_event *held; /* waiting */
-	size_t nheld, capheld;
+	int nheld, capheld;
 	unsigned long long newest; /* the newest time read */
 	unsigned long long seq;
 };
@@ -115,10 +115,7 @@ static int on_record(struct tep_event *event, struct tep_record *rec, int cpu,
 	if (ret <= 0)
 		return live_stop;
 	c->info->records++;
-	if (c->nheld == c->capheld) {
-		c->capheld = c->capheld ? c->capheld * 2 : 4096;
-		c->held = xrealloc(c->held, c->capheld * sizeof(*c->held));
-	}
+	c->held = xgrow(c->held, &c->capheld, c->nheld + 1, sizeof(*c->held));
 	c->held[c->nheld].ev = ev;
 	c->held[c->nheld++].seq = c->seq++;
 	if (ev.ts > c->newest)
@@ -138,15 +135,16 @@ static int by_time(const void *a, const void *b)
 /* replay the held events older than the newest by REORDER_NS (all: all) */
 static void release_held(struct live_ctx *c, int all)
 {
-	size_t n = 0;
+	int n = 0;
 
 	if (!c->nheld)
 		return;
-	qsort(c->held, c->nheld, sizeof(*c->held), by_time);
+	qsort(c->held, (size_t)c->nheld, sizeof(*c->held), by_time);
 	while (n < c->nheld &&
 	       (all || c->held[n].ev.ts + REORDER_NS <= c->newest))
 		replay_event(c->r, &c->held[n++].ev);
-	memmove(c->held, c->held + n, (c->nheld - n) * sizeof(*c->held));
+	memmove(c->held, c->held + n,
+		(size_t)(c->nheld - n) * sizeof(*c->held));
 	c->nheld -= n;
 	stream_findings(c);
 }

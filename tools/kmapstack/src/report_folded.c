@@ -29,10 +29,7 @@ void report_folded(FILE *out, struct report_ctx *rc)
 		if (!st->nodes[i].count)
 			continue;
 		for (int j = i; j > 0; j = st->nodes[j].parent) {
-			if (n == cap) {
-				cap = cap ? cap * 2 : 32;
-				path = xrealloc(path, sizeof(int) * cap);
-			}
+			path = xgrow(path, &cap, n + 1, sizeof(int));
 			path[n++] = st->nodes[j].site;
 		}
 		for (int k = n - 1; k >= 0; k--) {
