@@ -160,6 +160,7 @@ int decoder_site_slow(struct decoder *d, unsigned int r,
 {
 	if (!addr)
 		return KMS_NO_SITE;
+	d->misses++;
 	d->recent[r].addr = addr;
 	d->recent[r].site = site_lookup(d, addr);
 	return d->recent[r].site;

@@ -56,6 +56,7 @@ struct dec_layout {
 
 struct decoder {
 	struct tep_handle *tep;
+	unsigned int misses; /* of the recent cache: a site may be new */
 	struct dec_layout l;
 	struct htab cache; /* address -> call site */
 	/* in front of it: the last site seen at a few addresses */

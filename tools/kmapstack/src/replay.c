@@ -78,12 +78,10 @@ static void stack_init(struct kstack *s)
 	s->unsynced = 1;
 }
 
-static struct cpu *get_cpu(struct replay *r, int cpu)
+static struct cpu *grow_cpus(struct replay *r, int cpu)
 {
 	int n = cpu + 1;
 
-	if (cpu < r->ncpus)
-		return &r->cpus[cpu];
 	r->cpus = xrealloc(r->cpus, sizeof(*r->cpus) * n);
 	for (int i = r->ncpus; i < n; i++) {
 		struct cpu *c = &r->cpus[i];
@@ -95,6 +93,11 @@ static struct cpu *get_cpu(struct replay *r, int cpu)
 	}
 	r->ncpus = n;
 	return &r->cpus[cpu];
+}
+
+static inline struct cpu *get_cpu(struct replay *r, int cpu)
+{
+	return cpu < r->ncpus ? &r->cpus[cpu] : grow_cpus(r, cpu);
 }
 
 /* idle tasks all have pid 0: one per CPU */
@@ -155,7 +158,8 @@ struct replay *replay_new(struct stats *st, struct findings *f, int file)
 
 static void stack_push(struct kstack *s, const struct frame *e)
 {
-	s->e = xgrow(s->e, &s->cap, s->n + 1, sizeof(*s->e));
+	if (s->n == s->cap) /* the common path makes no call */
+		s->e = xgrow(s->e, &s->cap, s->n + 1, sizeof(*s->e));
 	s->e[s->n++] = *e;
 }
 
@@ -202,16 +206,11 @@ static void stack_resync(struct kstack *s, int want)
 	if (s->n < want) {
 		int add = want - s->n;
 
-		if (want > s->cap) {
-			s->cap = want;
-			s->e = xrealloc(s->e, sizeof(*s->e) * s->cap);
-		}
+		s->e = xgrow(s->e, &s->cap, want, sizeof(*s->e));
 		memmove(&s->e[add], &s->e[0], sizeof(*s->e) * s->n);
-		for (int i = 0; i < add; i++) {
-			memset(&s->e[i], 0, sizeof(s->e[i]));
-			s->e[i].placeholder = 1;
-			s->e[i].site = KMS_NO_SITE;
-		}
+		for (int i = 0; i < add; i++)
+			s->e[i] = (struct frame){ .site = KMS_NO_SITE,
+						  .placeholder = 1 };
 		s->n = want;
 	}
 	if (!s->n)
@@ -790,14 +789,16 @@ void replay_event(struct replay *r, const struct kms_event *ev)
 	r->ev_ctx = cur;
 	if (!forced) {
 		c->leak_active = 0;
-		flush_pending(r, c, 1, t);
+		if (c->npend) /* most events find no report waiting */
+			flush_pending(r, c, 1, t);
 		/* a pop's ctx is the stack, not the context, without flags */
 		if (ev->type == KMS_EV_PUSH ||
 		    (ev->in_ctx >= 0 && !r->flags_unreliable))
 			check_lower(r, ev, t, c, cur);
 	}
 	if (ev->type == KMS_EV_PUSH) {
-		flush_pending(r, c, 0, t);
+		if (c->npend)
+			flush_pending(r, c, 0, t);
 		do_push(r, ev, t, c);
 	} else {
 		r->st->pops++;

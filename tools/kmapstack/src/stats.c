@@ -32,16 +32,19 @@ struct site_stats *stats_site(struct stats *s, int site)
 	return &s->sites[site];
 }
 
-static struct cpu_stats *cpu_stats(struct stats *s, int cpu)
+static struct cpu_stats *grow_cpus(struct stats *s, int cpu)
 {
 	int n = cpu + 1;
 
-	if (cpu < s->ncpus)
-		return &s->cpus[cpu];
 	s->cpus = xrealloc(s->cpus, sizeof(*s->cpus) * n);
 	memset(s->cpus + s->ncpus, 0, sizeof(*s->cpus) * (n - s->ncpus));
 	s->ncpus = n;
 	return &s->cpus[cpu];
+}
+
+static inline struct cpu_stats *cpu_stats(struct stats *s, int cpu)
+{
+	return cpu < s->ncpus ? &s->cpus[cpu] : grow_cpus(s, cpu);
 }
 
 static int trie_child(struct stats *s, int parent, int site)
@@ -205,6 +208,7 @@ static void tl_fold(struct stats *s)
 	}
 	s->tl_width *= 2;
 	s->tl_used = (s->tl_used + 1) / 2;
+	s->tl_hi = 0; /* the buckets moved */
 }
 
 void stats_nesting(struct stats *s, int cpu, unsigned long long ts, int total)
@@ -224,10 +228,17 @@ void stats_nesting(struct stats *s, int cpu, unsigned long long ts, int total)
 		c->tl_sum = xcalloc(TL_BUCKETS, sizeof(*c->tl_sum));
 		c->tl_n = xcalloc(TL_BUCKETS, sizeof(*c->tl_n));
 	}
-	b = ts < s->tl_t0 ? 0 : (ts - s->tl_t0) / s->tl_width;
-	/* the timeline folds until the time is in it */
-	for (; b >= TL_BUCKETS; b /= 2)
-		tl_fold(s);
+	/* the bucket of the last event is kept: no division per event */
+	if (ts < s->tl_lo || ts >= s->tl_hi) {
+		b = ts < s->tl_t0 ? 0 : (ts - s->tl_t0) / s->tl_width;
+		/* the timeline folds until the time is in it */
+		for (; b >= TL_BUCKETS; b /= 2)
+			tl_fold(s);
+		s->tl_b = (int)b;
+		s->tl_lo = s->tl_t0 + b * s->tl_width;
+		s->tl_hi = s->tl_lo + s->tl_width;
+	}
+	b = (unsigned long long)s->tl_b;
 	if ((int)b + 1 > s->tl_used)
 		s->tl_used = (int)b + 1;
 	if (total > 65535)

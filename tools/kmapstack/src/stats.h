@@ -71,6 +71,9 @@ struct stats {
 	int tl_started;
 	unsigned long long tl_t0, tl_width;
 	int tl_used;
+	/* the bucket of the last event and its times [tl_lo, tl_hi) */
+	unsigned long long tl_lo, tl_hi;
+	int tl_b;
 };
 
 void stats_init(struct stats *s, int top, uint64_t threshold);

@@ -27,6 +27,7 @@ struct pass {
 	struct dat_writer *w;
 	long long records, bad;
 	unsigned long long n;
+	unsigned int misses; /* the decoder's as the sites were last sent */
 	unsigned long long first[PROGRESS_CPUS], cur[PROGRESS_CPUS];
 };
 
@@ -85,8 +86,11 @@ static void record(struct pass *p, struct tep_record *rec, int e)
 		m.map_caller = decoder_site_of(d, e, rec->data, DF_MAP_CALLER);
 		m.top_caller = decoder_site_of(d, e, rec->data, DF_TOP_CALLER);
 	}
-	for (; w->sites_sent < sites_count(); w->sites_sent++)
+	/* a site is new only after a miss of the decoder's cache */
+	for (; d->misses != p->misses && w->sites_sent < sites_count();
+	     w->sites_sent++)
 		write_text(w, W_SITE, w->sites_sent, sites_name(w->sites_sent));
+	p->misses = d->misses;
 	if (pid < 0 || pid >= DAT_PID_BITS ||
 	    !(w->pid_sent[pid >> 3] & (1 << (pid & 7)))) {
 		if (pid >= 0 && pid < DAT_PID_BITS)
