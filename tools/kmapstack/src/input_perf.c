@@ -97,9 +97,7 @@ int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 		_exit(127);
 	}
 	close(pfd[1]);
-	memset(&text, 0, sizeof(text));
-	text.fd = pfd[0];
-	text.kind = INPUT_TEXT;
+	text = (struct input_src){ .fd = pfd[0], .kind = INPUT_TEXT };
 	ret = input_text(&text, r, info, err, errlen);
 	close(pfd[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)

@@ -113,8 +113,9 @@ int input_tracedat(struct input_src *src, struct replay *r,
 {
 	struct wire_bufs *b;
 	struct dat_stream *s;
-	int full[2], back[2], status = 0, ended;
-	pid_t pid;
+	/* (pipe2() leaves them as they are when it fails) */
+	int full[2] = { -1, -1 }, back[2] = { -1, -1 }, status = 0, ended = -2;
+	pid_t pid = -1;
 
 	info->kind = INPUT_TRACEDAT;
 	*err = 0;
@@ -125,34 +126,24 @@ int input_tracedat(struct input_src *src, struct replay *r,
 			 strerror(errno));
 		return -1;
 	}
-	if (pipe2(full, O_CLOEXEC)) {
+	if (pipe2(full, O_CLOEXEC) || pipe2(back, O_CLOEXEC)) {
 		snprintf(err, errlen, "%s: pipe: %s", info->path,
 			 strerror(errno));
-		munmap(b, sizeof(*b));
-		return -1;
-	}
-	if (pipe2(back, O_CLOEXEC)) {
-		snprintf(err, errlen, "%s: pipe: %s", info->path,
-			 strerror(errno));
-		close(full[0]);
-		close(full[1]);
-		munmap(b, sizeof(*b));
-		return -1;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		close(full[0]);
-		close(back[1]);
-		child(full[1], back[0], b, src, info);
+	} else {
+		fflush(NULL);
+		pid = fork();
+		if (pid == 0) {
+			close(full[0]);
+			close(back[1]);
+			child(full[1], back[0], b, src, info);
+		}
+		if (pid < 0)
+			snprintf(err, errlen, "%s: fork: %s", info->path,
+				 strerror(errno));
 	}
 	close(full[1]);
 	close(back[0]);
-	if (pid < 0) {
-		snprintf(err, errlen, "%s: fork: %s", info->path,
-			 strerror(errno));
-		ended = -2;
-	} else {
+	if (pid > 0) {
 		s = dat_stream_new(r, info, src->size);
 		ended = dat_stream_run(s, b, full[0], back[1], err, errlen);
 		dat_stream_free(s);
