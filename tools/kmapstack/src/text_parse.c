@@ -138,8 +138,7 @@ static int flags_of(struct span s, int *flags)
 
 		while (j < s.n && s.p[j] != '|')
 			j++;
-		w.p = s.p + i;
-		w.n = j - i;
+		w = (struct span){ s.p + i, j - i };
 		if (span_eq(w, "atomic"))
 			*flags |= KMS_F_ATOMIC;
 		else if (span_eq(w, "forced"))
@@ -189,23 +188,20 @@ static int parse_ts(struct span s, unsigned long long *ns, int *digits)
 	const char *dot = memchr(s.p, '.', s.n);
 	struct span a, b;
 	unsigned long long sec, frac = 0;
-	size_t n;
 
 	*digits = 9;
 	if (!dot)
 		return parse_ull(s, ns);
-	a.p = s.p;
-	a.n = (size_t)(dot - s.p);
-	b.p = dot + 1;
-	b.n = s.n - a.n - 1;
+	a = (struct span){ s.p, (size_t)(dot - s.p) };
+	/* the first 9 digits of the fraction */
+	b = (struct span){ dot + 1, s.n - a.n - 1 };
+	b.n = b.n > 9 ? 9 : b.n;
 	if (!parse_ull(a, &sec) || sec > 18000000000ULL)
 		return 0;
-	n = b.n > 9 ? 9 : b.n;
-	b.n = n;
-	*digits = (int)n;
-	if (n && !parse_ull(b, &frac))
+	*digits = (int)b.n;
+	if (b.n && !parse_ull(b, &frac))
 		return 0;
-	for (size_t i = n; i < 9; i++)
+	for (size_t i = b.n; i < 9; i++)
 		frac *= 10;
 	*ns = sec * 1000000000ULL + frac;
 	return 1;
@@ -239,29 +235,22 @@ static int latency_ctx(struct span s)
 static struct span last_token(const char *p, const char **q)
 {
 	const char *e = *q, *b;
-	struct span t;
 
 	while (e > p && isspace((unsigned char)e[-1]))
 		e--;
 	b = e;
 	while (b > p && !isspace((unsigned char)b[-1]))
 		b--;
-	t.p = b;
-	t.n = (size_t)(e - b);
 	*q = b;
-	return t;
+	return (struct span){ b, (size_t)(e - b) };
 }
 
 static int cpu_token(struct span t, int *cpu)
 {
 	unsigned long long v;
-	struct span c;
 
-	if (t.n < 3 || t.p[0] != '[' || t.p[t.n - 1] != ']')
-		return 0;
-	c.p = t.p + 1;
-	c.n = t.n - 2;
-	if (!parse_ull(c, &v) || v >= 65536)
+	if (t.n < 3 || t.p[0] != '[' || t.p[t.n - 1] != ']' ||
+	    !parse_ull((struct span){ t.p + 1, t.n - 2 }, &v) || v >= 65536)
 		return 0;
 	*cpu = (int)v;
 	return 1;
@@ -330,16 +319,12 @@ static int parse_header(const char *p, const char *end, struct text_line *out)
 				return 0;
 		} else {
 			/* "0d.h1." : the CPU, then the latency flags */
-			struct span cs, ls;
-
 			while (i < t.n && isdigit((unsigned char)t.p[i]))
 				i++;
-			cs.p = t.p;
-			cs.n = i;
-			ls.p = t.p + i;
-			ls.n = t.n - i;
-			lc = latency_ctx(ls);
-			if (!i || lc < -1 || !parse_ull(cs, &v) || v >= 65536)
+			lc = latency_ctx((struct span){ t.p + i, t.n - i });
+			if (!i || lc < -1 ||
+			    !parse_ull((struct span){ t.p, i }, &v) ||
+			    v >= 65536)
 				return 0;
 			out->ev.in_ctx = lc;
 			out->ev.cpu = (int)v;
@@ -365,12 +350,9 @@ static int parse_header(const char *p, const char *end, struct text_line *out)
 		return perf_header(p, dash, e, out);
 	if (dash == e || dash == p || dash[-1] != '-')
 		return 0;
-	{
-		struct span ps = { dash, (size_t)(e - dash) };
-
-		if (!parse_ull(ps, &v) || v > 0x7fffffff)
-			return 0;
-	}
+	if (!parse_ull((struct span){ dash, (size_t)(e - dash) }, &v) ||
+	    v > 0x7fffffff)
+		return 0;
 	out->ev.pid = (int)v;
 	set_comm(out, p, dash - 1);
 	return 1;
@@ -450,8 +432,7 @@ int text_parse_line(const char *line, size_t len, struct text_line *out)
 	tsp = tag;
 	while (tsp > line && !isspace((unsigned char)tsp[-1]))
 		tsp--;
-	ts.p = tsp;
-	ts.n = (size_t)(tag - tsp);
+	ts = (struct span){ tsp, (size_t)(tag - tsp) };
 	if (!parse_ts(ts, &out->ev.ts, &out->ts_digits) ||
 	    !parse_header(line, tsp, out))
 		return TL_BAD;
@@ -489,10 +470,8 @@ int text_parse_line(const char *line, size_t len, struct text_line *out)
 				ve = m + 1;
 		}
 		body = ve;
-		key.p = k;
-		key.n = (size_t)(eq - k);
-		val.p = v;
-		val.n = (size_t)(ve - v);
+		key = (struct span){ k, (size_t)(eq - k) };
+		val = (struct span){ v, (size_t)(ve - v) };
 		if (span_eq(key, "caller")) {
 			out->ev.caller = parse_site(val);
 			have |= HAVE(K_CALLER);
