@@ -153,9 +153,11 @@ static int kinds_error(const char *arg)
 /* the options from optind on; GNU getopt moves the other words after them */
 static int parse_opts(int argc, char **argv)
 {
+	const char *bad = NULL; /* the message of a bad value */
 	int c;
 
-	while ((c = getopt_long(argc, argv, "o:hV", long_opts, NULL)) != -1) {
+	while (!bad &&
+	       (c = getopt_long(argc, argv, "o:hV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 0: /* a flag */
 			break;
@@ -164,30 +166,25 @@ static int parse_opts(int argc, char **argv)
 			break;
 		case OPT_THRESHOLD:
 			if (kms_parse_time(optarg, &cmd.o.hold_threshold))
-				return usage_error("bad --hold-threshold (a "
-						   "duration: 1ms, 250us)",
-						   optarg);
+				bad = "bad --hold-threshold (a duration: 1ms, 250us)";
 			cmd.o.have_threshold = 1;
 			if (!cmd.top_set)
 				cmd.o.top = 100;
 			break;
 		case OPT_TOP:
 			if (parse_count(optarg, 1000000, &cmd.o.top))
-				return usage_error("bad --top", optarg);
+				bad = "bad --top";
 			cmd.top_set = 1;
 			break;
 		case OPT_MAXV:
 			if (parse_count(optarg, 100000000, &cmd.o.max_findings))
-				return usage_error("bad --max-violations",
-						   optarg);
+				bad = "bad --max-violations";
 			break;
 		case OPT_DURATION:
 			if (kms_parse_time(optarg, &cmd.lo.duration) ||
 			    !cmd.lo.duration ||
 			    cmd.lo.duration > 10000000 * 1000000000ULL)
-				return usage_error(
-					"bad --duration (a duration: 10, 10s, 500ms)",
-					optarg);
+				bad = "bad --duration (a duration: 10, 10s, 500ms)";
 			break;
 		case OPT_TRACEFS:
 			cmd.lo.tracefs = optarg;
@@ -195,37 +192,28 @@ static int parse_opts(int argc, char **argv)
 		case OPT_BUFSIZE:
 			if (parse_count(optarg, 1 << 30, &cmd.lo.buffer_kb) ||
 			    !cmd.lo.buffer_kb)
-				return usage_error(
-					"bad --buffer-size (KB per CPU)",
-					optarg);
+				bad = "bad --buffer-size (KB per CPU)";
 			break;
 		case OPT_PID:
 			if (filter_add_pids(&cmd.filter, optarg))
-				return usage_error("bad --pid (pids: 12,34)",
-						   optarg);
+				bad = "bad --pid (pids: 12,34)";
 			break;
 		case OPT_COMM:
 			if (filter_add_comms(&cmd.filter, optarg))
-				return usage_error(
-					"bad --comm (names: bash,dd)", optarg);
+				bad = "bad --comm (names: bash,dd)";
 			break;
 		case OPT_CPU:
 			if (filter_add_cpus(&cmd.filter, optarg))
-				return usage_error("bad --cpu (CPUs: 0,2-3)",
-						   optarg);
+				bad = "bad --cpu (CPUs: 0,2-3)";
 			break;
 		case OPT_SINCE:
 			if (kms_parse_time(optarg, &cmd.filter.since))
-				return usage_error(
-					"bad --since (a time: 12.5, 12500ms)",
-					optarg);
+				bad = "bad --since (a time: 12.5, 12500ms)";
 			cmd.filter.have_since = cmd.filter.active = 1;
 			break;
 		case OPT_UNTIL:
 			if (kms_parse_time(optarg, &cmd.filter.until))
-				return usage_error(
-					"bad --until (a time: 12.5, 12500ms)",
-					optarg);
+				bad = "bad --until (a time: 12.5, 12500ms)";
 			cmd.filter.have_until = cmd.filter.active = 1;
 			break;
 		case OPT_KIND:
@@ -247,7 +235,7 @@ static int parse_opts(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	return 0;
+	return bad ? usage_error(bad, optarg) : 0;
 }
 
 /* -o names one of the inputs: refused before anything is read */
