@@ -68,25 +68,25 @@ static int event_init(struct dec_layout *l, int e, struct tep_event *te,
 			continue;
 		ff = tep_find_field(te, field_names[f]);
 		if (!ff) {
-			snprintf(err, errlen,
-				 "the format of kmap_stack:%s has no "
-				 "field '%s'",
-				 ev_names[e], field_names[f]);
+			snprintf(
+				err, errlen,
+				"the format of kmap_stack:%s has no field '%s'",
+				ev_names[e], field_names[f]);
 			return -1;
 		}
 		at_of(&de->f[f], ff);
 		if (de->f[f].size && ff->offset + ff->size > DEC_MAX_RECORD) {
-			snprintf(err, errlen,
-				 "kmap_stack:%s field '%s' is beyond the "
-				 "first %d bytes of a record",
-				 ev_names[e], field_names[f], DEC_MAX_RECORD);
+			snprintf(
+				err, errlen,
+				"kmap_stack:%s field '%s' is beyond the first %d bytes of a record",
+				ev_names[e], field_names[f], DEC_MAX_RECORD);
 			return -1;
 		}
 		if (!de->f[f].size) {
-			snprintf(err, errlen,
-				 "kmap_stack:%s field '%s' has an "
-				 "unexpected size %d",
-				 ev_names[e], field_names[f], ff->size);
+			snprintf(
+				err, errlen,
+				"kmap_stack:%s field '%s' has an unexpected size %d",
+				ev_names[e], field_names[f], ff->size);
 			return -1;
 		}
 		if (ff->offset + ff->size > de->min_size)
@@ -114,9 +114,9 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, char *err,
 			return -1;
 	}
 	if (d->l.ev[0].id < 0 || d->l.ev[1].id < 0) {
-		snprintf(err, errlen,
-			 "no kmap_stack events in this trace (record them "
-			 "with: trace-cmd record -e kmap_stack)");
+		snprintf(
+			err, errlen,
+			"no kmap_stack events in this trace (record them with: trace-cmd record -e kmap_stack)");
 		return -1;
 	}
 	return 0;

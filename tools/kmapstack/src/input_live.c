@@ -81,8 +81,7 @@ static void stream_findings(struct live_ctx *c)
 		const struct finding *x = &f->v[c->shown];
 
 		fprintf(c->lo->stream,
-			"kmapstack: %s: %s/%d on CPU %d at %llu.%09llu in %s "
-			"context, address 0x%llx: at %s",
+			"kmapstack: %s: %s/%d on CPU %d at %llu.%09llu in %s context, address 0x%llx: at %s",
 			kms_kind_name(x->kind), x->comm[0] ? x->comm : "<...>",
 			x->pid, x->cpu, x->ts / 1000000000ULL,
 			x->ts % 1000000000ULL, kms_ctx_name(x->ctx), x->addr,
@@ -187,19 +186,19 @@ int input_live(const struct live_opts *lo, struct replay *r,
 	}
 	dir = tracefs_tracing_dir();
 	if (!dir) {
-		snprintf(err, errlen,
-			 "tracefs is not mounted (mount -t tracefs nodev "
-			 "/sys/kernel/tracing)");
+		snprintf(
+			err, errlen,
+			"tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/events/kmap_stack/kmap_push/format",
 		 dir);
 	if (access(path, R_OK)) {
-		snprintf(err, errlen, "%s: %s", dir,
-			 errno == EACCES ?
-				 "permission denied (run as root)" :
-				 "this kernel has no kmap_stack events "
-				 "(CONFIG_DEBUG_KMAP_STACK=y?)");
+		snprintf(
+			err, errlen, "%s: %s", dir,
+			errno == EACCES ?
+				"permission denied (run as root)" :
+				"this kernel has no kmap_stack events (CONFIG_DEBUG_KMAP_STACK=y?)");
 		return -1;
 	}
 	tep_set_loglevel(TEP_LOG_NONE);

@@ -161,10 +161,10 @@ int input_open(const char *path, const struct input_info *info,
 	}
 	src->kind = kind_of(src->head, src->nhead);
 	if (src->kind < 0) {
-		snprintf(err, errlen,
-			 "%s: not a trace.dat file nor trace text "
-			 "(unknown format)",
-			 name);
+		snprintf(
+			err, errlen,
+			"%s: not a trace.dat file nor trace text (unknown format)",
+			name);
 		goto fail;
 	}
 	src->size = src->regular ? (unsigned long long)st.st_size : src->nhead;

@@ -113,20 +113,20 @@ int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 		int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 
 		if (!perf_says(errs, why, sizeof(why)))
-			snprintf(why, sizeof(why), "%s",
-				 file ? "run it to see why" :
-					"save it to a file and run 'perf "
-					"script --ns -i FILE' to see why");
+			snprintf(
+				why, sizeof(why), "%s",
+				file ? "run it to see why" :
+				       "save it to a file and run 'perf script --ns -i FILE' to see why");
 		if (file)
-			snprintf(err, errlen,
-				 "%s: 'perf script --ns -i %s' failed (exit "
-				 "%d): %s",
-				 info->path, file, code, why);
+			snprintf(
+				err, errlen,
+				"%s: 'perf script --ns -i %s' failed (exit %d): %s",
+				info->path, file, code, why);
 		else
-			snprintf(err, errlen,
-				 "%s: 'perf script --ns' failed on it (exit "
-				 "%d): %s",
-				 info->path, code, why);
+			snprintf(
+				err, errlen,
+				"%s: 'perf script --ns' failed on it (exit %d): %s",
+				info->path, code, why);
 		ret = -1;
 	}
 	if (errs)

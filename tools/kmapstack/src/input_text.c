@@ -144,15 +144,11 @@ int input_text(struct input_src *src, struct replay *r, struct input_info *info,
 	/* the times are printed in ns: say when they are rounded */
 	if (info->ts_digits == 6)
 		fprintf(stderr,
-			"kmapstack: warning: %s: its timestamps are in whole "
-			"microseconds (6 decimals): the times printed in ns are "
-			"rounded to microseconds; trace-cmd report -t or perf "
-			"script --ns print ns\n",
+			"kmapstack: warning: %s: its timestamps are in whole microseconds (6 decimals): the times printed in ns are rounded to microseconds; trace-cmd report -t or perf script --ns print ns\n",
 			info->path);
 	else if (info->ts_digits < 9)
 		fprintf(stderr,
-			"kmapstack: warning: %s: its timestamps have %d "
-			"decimals: the times printed in ns are rounded\n",
+			"kmapstack: warning: %s: its timestamps have %d decimals: the times printed in ns are rounded\n",
 			info->path, info->ts_digits);
 	return 0;
 }

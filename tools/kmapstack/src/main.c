@@ -251,8 +251,7 @@ static int output_is_input(void)
 			continue;
 		if (in.st_dev == o.st_dev && in.st_ino == o.st_ino) {
 			fprintf(stderr,
-				"kmapstack: -o %s: is an input, not written "
-				"over\n",
+				"kmapstack: -o %s: is an input, not written over\n",
 				cmd.output);
 			return 1;
 		}
@@ -325,9 +324,9 @@ static int parse_args(int argc, char **argv)
 	else if (!strcmp(sub, "live"))
 		cmd.mode = MODE_REPORT, cmd.live = 1;
 	else if (!strcmp(sub, "record"))
-		return usage_error("the options before 'record' are one word "
-				   "each (--kallsyms=FILE)",
-				   NULL);
+		return usage_error(
+			"the options before 'record' are one word each (--kallsyms=FILE)",
+			NULL);
 	else
 		return usage_error("unknown command", sub);
 	if (cmd.json + cmd.folded + cmd.svg > 1)
@@ -403,8 +402,7 @@ static int gaps_warning(const struct findings *f, int fail)
 		fputc(';', stderr);
 	if (held)
 		fprintf(stderr,
-			" %lld mapping%s still held at the end (on %lld "
-			"stack%s)",
+			" %lld mapping%s still held at the end (on %lld stack%s)",
 			n, n == 1 ? "" : "s", held, held == 1 ? "" : "s");
 	fprintf(stderr, "%s\n",
 		fail ? "" : "; --fail-on-gaps makes this an error");
@@ -524,9 +522,8 @@ int main(int argc, char **argv)
 		report_text(out, &rc);
 	status = findings_violations(&f, cmd.o.strict) ? EXIT_VIOLATIONS : 0;
 	if (cmd.filter.active && !st.events)
-		fprintf(stderr, "kmapstack: warning: no event passed the "
-				"filters (--pid, --comm, --cpu, --since, "
-				"--until)\n");
+		fprintf(stderr,
+			"kmapstack: warning: no event passed the filters (--pid, --comm, --cpu, --since, --until)\n");
 	if (gaps_warning(&f, cmd.fail_on_gaps))
 		status = EXIT_VIOLATIONS;
 	if (fflush(out) || (out != stdout && fclose(out))) {

@@ -34,8 +34,7 @@
 #define EXIT_CMD_FAILED 3
 
 static const char record_help[] =
-	"usage: kmapstack [check options] record [trace-cmd record options] -- "
-	"CMD [ARG...]\n"
+	"usage: kmapstack [check options] record [trace-cmd record options] -- CMD [ARG...]\n"
 	"Runs 'trace-cmd record -e kmap_stack' around CMD (a per-CPU buffer of\n"
 	"64 MiB within a quarter of the available memory unless -b is given;\n"
 	"the recorder at nice -10, CMD at its own), saves /proc/kallsyms beside\n"
@@ -200,9 +199,7 @@ static int save_kallsyms(const char *path)
 	in = fopen(from, "r");
 	if (!in) {
 		fprintf(stderr,
-			"kmapstack: record: warning: %s: %s; the functions "
-			"of modules loaded during the recording stay "
-			"addresses\n",
+			"kmapstack: record: warning: %s: %s; the functions of modules loaded during the recording stay addresses\n",
 			from, strerror(errno));
 		return -1;
 	}
@@ -228,9 +225,7 @@ static int save_kallsyms(const char *path)
 	ksyms_free();
 	unlink(path);
 	fprintf(stderr,
-		"kmapstack: record: warning: %s (the addresses are hidden "
-		"unless run as root); the functions of modules loaded during "
-		"the recording stay addresses\n",
+		"kmapstack: record: warning: %s (the addresses are hidden unless run as root); the functions of modules loaded during the recording stay addresses\n",
 		err);
 	return -1;
 }
@@ -280,8 +275,8 @@ static int record(int argc, char **argv, int checkc, char **checkv)
 		return EXIT_USAGE;
 	}
 	if (!on_path("trace-cmd"))
-		return rec_error("trace-cmd is not installed here (Debian: "
-				 "apt-get install trace-cmd)");
+		return rec_error(
+			"trace-cmd is not installed here (Debian: apt-get install trace-cmd)");
 
 	snprintf(statusp, sizeof(statusp), "%s/kmapstack-record-XXXXXX",
 		 tmp && *tmp ? tmp : "/tmp");
@@ -365,13 +360,12 @@ static int record(int argc, char **argv, int checkc, char **checkv)
 	free(ksyms);
 	if (!verdict && st != 0) {
 		if (st < 0)
-			rec_error("the command did not finish (no exit "
-				  "status): stopped by a signal, or trace-cmd "
-				  "ended first");
+			rec_error(
+				"the command did not finish (no exit status): stopped by a signal, or trace-cmd ended first");
 		else
-			rec_error("the command failed (exit %d); the trace is "
-				  "clean",
-				  st);
+			rec_error(
+				"the command failed (exit %d); the trace is clean",
+				st);
 		verdict = EXIT_CMD_FAILED;
 	} else if (st > 0)
 		rec_error("the command failed (exit %d)", st);

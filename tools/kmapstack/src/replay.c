@@ -376,8 +376,8 @@ static void kernel_only(struct replay *r, struct cpu *c,
 
 	if (unsynced) {
 		x->uncertain = 1;
-		x->note = "the replay had not synchronised this stack (start "
-			  "of trace or lost events)";
+		x->note =
+			"the replay had not synchronised this stack (start of trace or lost events)";
 	} else {
 		r->f->kernel_only++;
 		x->note = "kernel only: the replay found no violation here";
@@ -473,8 +473,7 @@ static void check_lower(struct replay *r, const struct kms_event *ev,
 		snapshot(r, idx, t, c, k, s, 0);
 		r->f->replay_only++;
 		x->note =
-			"replay only: the interrupt context ended holding "
-			"mappings, without kmap_violation event or forced pop";
+			"replay only: the interrupt context ended holding mappings, without kmap_violation event or forced pop";
 		s->n = 0;
 	}
 }
@@ -559,16 +558,16 @@ static void do_forced_pop(struct replay *r, const struct kms_event *ev,
 				r->f->agreed++;
 			} else {
 				r->f->kind_differs++;
-				x->note = "the kernel reported a leak of "
-					  "another context";
+				x->note =
+					"the kernel reported a leak of another context";
 			}
 		} else if (!s->unsynced) {
 			r->f->replay_only++;
 			x->note = "forced pop without kmap_violation event";
 		}
 		if (i < 0 && !s->unsynced && !x->note)
-			x->note = "the leaked mapping was not seen by the "
-				  "replay";
+			x->note =
+				"the leaked mapping was not seen by the replay";
 		if (s->unsynced)
 			x->uncertain = 1;
 		c->leak_active = 1;
@@ -661,10 +660,8 @@ static void do_violation(struct replay *r, const struct kms_event *ev,
 		/* the kernel still traces the push and the pop */
 		kernel_finding(r, c, ev, t->comm, t)->note =
 			ev->kind == KMS_OVERFLOW ?
-				"reported by the kernel only: the replay has "
-				"no depth limit" :
-				"reported by the kernel only: a report, the "
-				"stacks are unchanged";
+				"reported by the kernel only: the replay has no depth limit" :
+				"reported by the kernel only: a report, the stacks are unchanged";
 		return;
 	}
 	if (c->npend == MAX_PENDING)

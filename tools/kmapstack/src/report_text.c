@@ -106,8 +106,7 @@ static void finding(FILE *out, struct report_ctx *rc, const struct finding *x)
 	fprintf(out, "%s/%d", x->comm[0] ? x->comm : "<...>", x->pid);
 	if (x->kind == KMS_HELD_AT_END) {
 		fprintf(out,
-			" still holds %d mapping%s on CPU %d (%s stack) "
-			"when the trace ends; last event at ",
+			" still holds %d mapping%s on CPU %d (%s stack) when the trace ends; last event at ",
 			x->nleaked, x->nleaked == 1 ? "" : "s", x->cpu,
 			kms_ctx_name(x->stack_ctx));
 		ts(out, x->ts);
@@ -181,8 +180,7 @@ static void violations(FILE *out, struct report_ctx *rc, int held)
 		finding(out, rc, x);
 		if (more[i])
 			fprintf(out,
-				"repeated: %lld more time%s with the same kind, "
-				"map site and unmap site (the first is shown)\n",
+				"repeated: %lld more time%s with the same kind, map site and unmap site (the first is shown)\n",
 				more[i], more[i] == 1 ? "" : "s");
 	}
 	/* the findings not kept of no group shown */
@@ -192,8 +190,7 @@ static void violations(FILE *out, struct report_ctx *rc, int held)
 			hidden += f->groups[k].n;
 	if (hidden)
 		fprintf(out,
-			"\n... and %lld more finding%s not shown "
-			"(--max-violations)\n",
+			"\n... and %lld more finding%s not shown (--max-violations)\n",
 			hidden, hidden == 1 ? "" : "s");
 	htab_free(&first);
 	free(more);
@@ -234,22 +231,18 @@ static void cross(FILE *out, struct report_ctx *rc)
 	long long dis = f->kernel_only + f->replay_only + f->kind_differs;
 
 	fprintf(out,
-		"\nCross-check with the kernel's kmap_violation events "
-		"(%lld seen):\n",
+		"\nCross-check with the kernel's kmap_violation events (%lld seen):\n",
 		f->kernel_events);
 	fprintf(out,
-		"  agreed: %lld, kernel only: %lld, replay only: %lld, "
-		"different kind: %lld\n",
+		"  agreed: %lld, kernel only: %lld, replay only: %lld, different kind: %lld\n",
 		f->agreed, f->kernel_only, f->replay_only, f->kind_differs);
 	if (f->depth_mismatches)
 		fprintf(out,
-			"  %lld events had a depth field that disagreed "
-			"with the replay (stacks resynchronised)\n",
+			"  %lld events had a depth field that disagreed with the replay (stacks resynchronised)\n",
 			f->depth_mismatches);
 	if (dis)
 		fprintf(out,
-			"  the replay and the kernel DISAGREE on %lld "
-			"violation%s (see the notes above)\n",
+			"  the replay and the kernel DISAGREE on %lld violation%s (see the notes above)\n",
 			dis, dis == 1 ? "" : "s");
 }
 

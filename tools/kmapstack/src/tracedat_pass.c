@@ -137,11 +137,10 @@ static void no_records(struct tracecmd_input *handle, const char *name,
 	int n = tracecmd_buffer_instances(handle);
 	size_t len;
 
-	snprintf(err, errlen,
-		 "%s: no kmap_stack events in this trace.dat (the formats are "
-		 "there, no record): record them with trace-cmd record -e "
-		 "kmap_stack on a kernel with CONFIG_DEBUG_KMAP_STACK",
-		 name);
+	snprintf(
+		err, errlen,
+		"%s: no kmap_stack events in this trace.dat (the formats are there, no record): record them with trace-cmd record -e kmap_stack on a kernel with CONFIG_DEBUG_KMAP_STACK",
+		name);
 	/* only the top-level buffer is read */
 	for (int i = 0; i < n; i++) {
 		len = strlen(err);
@@ -168,10 +167,10 @@ void tracedat_pass(const char *path, const char *name, struct dat_writer *w,
 		tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS |
 					    TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!handle) {
-		snprintf(err, sizeof(err),
-			 "%s: cannot read this trace.dat (truncated or "
-			 "corrupt: libtracecmd cannot open it)",
-			 name);
+		snprintf(
+			err, sizeof(err),
+			"%s: cannot read this trace.dat (truncated or corrupt: libtracecmd cannot open it)",
+			name);
 	} else if (decoder_init(&p.dec, tracecmd_get_tep(handle), why,
 				sizeof(why))) {
 		snprintf(err, sizeof(err), "%s: %s", name, why);
