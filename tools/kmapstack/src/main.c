@@ -463,9 +463,8 @@ int main(int argc, char **argv)
 	findings_init(&f, cmd.o.max_findings);
 	f.kinds = cmd.kinds;
 	for (int i = 0; i < ninputs; i++) {
-		struct replay *r = replay_new(&st, &f, i);
+		struct replay *r = replay_new(&st, &f, i, &cmd.filter);
 
-		replay_set_filter(r, &cmd.filter);
 		if (cmd.live) {
 			/* violations as they come: on stdout unless it
 			 * carries JSON, folded stacks, SVG or nothing */

@@ -146,13 +146,15 @@ static struct task *get_task(struct replay *r, struct cpu *c,
 	return t;
 }
 
-struct replay *replay_new(struct stats *st, struct findings *f, int file)
+struct replay *replay_new(struct stats *st, struct findings *f, int file,
+			  const struct kms_filter *filt)
 {
 	struct replay *r = xcalloc(1, sizeof(*r));
 
 	r->st = st;
 	r->f = f;
 	r->file = file;
+	r->filt = filt && filt->active ? filt : NULL;
 	return r;
 }
 
@@ -710,11 +712,6 @@ static void task_touch(struct replay *r, struct task *t, struct cpu *c,
 		else if (last != c && c->gap >= 0 && c->gap_ts > t->last_ts)
 			stack_unsync(r, &t->st, c->gap);
 	}
-}
-
-void replay_set_filter(struct replay *r, const struct kms_filter *f)
-{
-	r->filt = f && f->active ? f : NULL;
 }
 
 /*
