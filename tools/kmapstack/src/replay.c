@@ -347,6 +347,14 @@ static void pending_remove(struct cpu *c, int i)
 	c->npend--;
 }
 
+/* the stack a kernel report is about: a leak's context's, else its own */
+static int report_stack(const struct kms_event *ev)
+{
+	int ctx = kms_leak_kind_ctx(ev->kind);
+
+	return ctx >= 0 ? ctx : ev->ctx;
+}
+
 /*
  * A finding of the kernel's report ev alone, with the stacks of task t (if
  * not NULL) and of CPU c
@@ -355,11 +363,8 @@ static struct finding *kernel_finding(struct replay *r, struct cpu *c,
 				      const struct kms_event *ev,
 				      const char *comm, struct task *t)
 {
-	int stack_ctx = kms_kind_is_leak(ev->kind) ?
-				kms_leak_kind_ctx(ev->kind) :
-				ev->ctx;
 	int idx = new_finding(r, ev->kind, FS_KERNEL, ev, NULL, ev->ctx,
-			      stack_ctx, ev->map_caller, ev->depth);
+			      report_stack(ev), ev->map_caller, ev->depth);
 	struct finding *x = findings_get(r->f, idx);
 
 	memcpy(x->comm, comm, sizeof(x->comm));
@@ -403,11 +408,7 @@ static void flush_pending(struct replay *r, struct cpu *c, int only_leaks,
 		int uns = c->gap >= 0 && c->gap_ts >= p.ev.ts;
 
 		if (t)
-			uns |= stack_of(t, c,
-					kms_kind_is_leak(p.ev.kind) ?
-						kms_leak_kind_ctx(p.ev.kind) :
-						p.ev.ctx)
-				       ->unsynced;
+			uns |= stack_of(t, c, report_stack(&p.ev))->unsynced;
 		pending_remove(c, i);
 		kernel_only(r, c, &p, t, uns);
 	}
