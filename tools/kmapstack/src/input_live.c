@@ -168,13 +168,12 @@ int input_live(const struct live_opts *lo, struct replay *r,
 {
 	const char *systems[] = { "kmap_stack", NULL };
 	const char *dir = lo->tracefs;
-	struct live_ctx c;
+	struct live_ctx c = { .r = r, .info = info, .lo = lo };
 	struct tep_handle *tep;
 	struct stat st;
 	char path[4096], why[256], name[64];
 	int ret = -1;
 
-	memset(&c, 0, sizeof(c));
 	info->kind = INPUT_LIVE;
 	info->path = "live";
 	if (dir) {
@@ -214,9 +213,6 @@ int input_live(const struct live_opts *lo, struct replay *r,
 		tep_free(tep);
 		return -1;
 	}
-	c.r = r;
-	c.info = info;
-	c.lo = lo;
 	/* from here on a signal stops the run and the instance is removed */
 	on_signals(on_signal);
 	input_live_instance_name(name, sizeof(name), (int)getpid());

@@ -103,15 +103,11 @@ static void holds(FILE *out, struct stats *st, int y0)
 		"<text x=\"%d\" y=\"%d\" class=\"title\">Hold times "
 		"(%llu holds; bars: powers of two, height: log count)</text>\n",
 		LEFT, y0 - 10, (unsigned long long)st->holds.count);
-	if (st->holds.b) {
-		for (int i = 0; i < HIST_BUCKETS; i++) {
-			unsigned long long v = hist_bucket_lo(i);
-			int p = v ? 64 - __builtin_clzll(v) : 0;
+	for (int i = 0; st->holds.b && i < HIST_BUCKETS; i++) {
+		unsigned long long v = hist_bucket_lo(i);
+		int p = v ? 64 - __builtin_clzll(v) : 0;
 
-			if (p >= POW2)
-				p = POW2 - 1;
-			bins[p] += st->holds.b[i];
-		}
+		bins[p < POW2 ? p : POW2 - 1] += st->holds.b[i];
 	}
 	for (int p = 0; p < POW2; p++) {
 		if (!bins[p])
