@@ -102,15 +102,13 @@ static void jfinding(FILE *out, const struct finding *x, int strict)
 	fprintf(out, "{\"kind\": ");
 	jstr(out, kms_kind_name(x->kind));
 	fprintf(out,
-		", \"violation\": %s, \"source\": \"%s\", "
-		"\"kernel_kind\": ",
+		", \"violation\": %s, \"source\": \"%s\", \"kernel_kind\": ",
 		x->kind != KMS_HELD_AT_END || strict ? "true" : "false",
 		source[x->source & (FS_REPLAY | FS_KERNEL)]);
 	jstr_or_null(out,
 		     x->kernel_kind ? kms_kind_name(x->kernel_kind) : NULL);
 	fprintf(out,
-		", \"file\": %d, \"ts\": %llu, \"cpu\": %d, \"pid\": %d, "
-		"\"comm\": ",
+		", \"file\": %d, \"ts\": %llu, \"cpu\": %d, \"pid\": %d, \"comm\": ",
 		x->file, x->ts, x->cpu, x->pid);
 	jstr(out, x->comm);
 	fprintf(out, ", \"ctx\": \"%s\", \"stack_ctx\": \"%s\", \"addr\": ",
@@ -123,8 +121,7 @@ static void jfinding(FILE *out, const struct finding *x, int strict)
 	fprintf(out, ", \"top_caller\": ");
 	jsite(out, x->top_caller);
 	fprintf(out,
-		", \"depth\": %d, \"entries\": %d, \"uncertain\": %s, "
-		"\"note\": ",
+		", \"depth\": %d, \"entries\": %d, \"uncertain\": %s, \"note\": ",
 		x->depth, x->nleaked, x->uncertain ? "true" : "false");
 	jstr_or_null(out, x->note);
 	fprintf(out, ", \"stack\": [");
@@ -136,8 +133,7 @@ static void jfinding(FILE *out, const struct finding *x, int strict)
 		fprintf(out, ", \"addr\": ");
 		jaddr(out, fr->addr);
 		fprintf(out,
-			", \"ctx\": \"%s\", \"mapped_ts\": %llu, "
-			"\"atomic\": %s, \"lost\": %s, \"this\": %s}",
+			", \"ctx\": \"%s\", \"mapped_ts\": %llu, \"atomic\": %s, \"lost\": %s, \"this\": %s}",
 			kms_ctx_name(fr->ctx), fr->ts,
 			fr->flags & KMS_F_ATOMIC ? "true" : "false",
 			fr->placeholder ? "true" : "false",
@@ -192,8 +188,7 @@ void report_json(FILE *out, struct report_ctx *rc)
 		fprintf(out, "%s{\"path\": ", i ? ", " : "");
 		jstr(out, rc->inputs[i].path);
 		fprintf(out,
-			", \"format\": \"%s\", \"events\": %lld, "
-			"\"malformed\": %lld, \"clock\": ",
+			", \"format\": \"%s\", \"events\": %lld, \"malformed\": %lld, \"clock\": ",
 			input_kind(rc->inputs[i].kind), rc->inputs[i].records,
 			rc->inputs[i].bad_records);
 		jstr(out,
@@ -209,8 +204,7 @@ void report_json(FILE *out, struct report_ctx *rc)
 		"\"summary\": {\"clean\": %s, \"violations\": %lld, "
 		"\"held_at_end\": %lld, \"events\": %lld, \"maps\": %lld, "
 		"\"unmaps\": %lld, \"kernel_violation_events\": %lld, "
-		"\"gaps\": %lld, \"lost_events\": %lld, "
-		"\"gaps_of_unknown_size\": %lld, \"by_kind\": {",
+		"\"gaps\": %lld, \"lost_events\": %lld, \"gaps_of_unknown_size\": %lld, \"by_kind\": {",
 		v ? "false" : "true", v, findings_held(f), st->events,
 		st->pushes, st->pops, f->kernel_events, f->total_gaps,
 		f->lost_events, f->lost_unknown);
@@ -238,8 +232,7 @@ void report_json(FILE *out, struct report_ctx *rc)
 		const struct gap *g = &f->gaps[i];
 
 		fprintf(out,
-			"%s{\"file\": %d, \"cpu\": %d, \"ts\": %llu, "
-			"\"missed\": ",
+			"%s{\"file\": %d, \"cpu\": %d, \"ts\": %llu, \"missed\": ",
 			i ? ", " : "", g->file, g->cpu, g->ts);
 		fprintf(out, g->missed >= 0 ? "%lld" : "null", g->missed);
 		fprintf(out, ", \"resynced_tasks\": %d}", g->resynced_tasks);
@@ -252,8 +245,7 @@ void report_json(FILE *out, struct report_ctx *rc)
 		fprintf(out, "%s\n  {\"site\": ", i ? "," : "");
 		jstr(out, sites_name(order[i]));
 		fprintf(out,
-			", \"maps\": %lld, \"atomic\": %lld, "
-			"\"max_depth\": %d, \"hold_ns\": ",
+			", \"maps\": %lld, \"atomic\": %lld, \"max_depth\": %d, \"hold_ns\": ",
 			s->maps, s->atomic, s->max_depth);
 		jhist(out, &s->hold);
 		fputc('}', out);
@@ -275,8 +267,7 @@ void report_json(FILE *out, struct report_ctx *rc)
 		first = 0;
 	}
 	fprintf(out,
-		"],\n\"longest_holds\": {\"threshold_ns\": %llu, "
-		"\"count\": %lld, \"shown\": [",
+		"],\n\"longest_holds\": {\"threshold_ns\": %llu, \"count\": %lld, \"shown\": [",
 		rc->o->have_threshold ? rc->o->hold_threshold : 0ULL,
 		st->over_threshold);
 	lh = stats_longest(st, &n);
@@ -288,8 +279,7 @@ void report_json(FILE *out, struct report_ctx *rc)
 		fprintf(out, ", \"unmap_caller\": ");
 		jsite(out, lh[i].unmap_site);
 		fprintf(out,
-			", \"ts\": %llu, \"cpu\": %d, \"pid\": %d, "
-			"\"comm\": ",
+			", \"ts\": %llu, \"cpu\": %d, \"pid\": %d, \"comm\": ",
 			lh[i].ts, lh[i].cpu, lh[i].pid);
 		jstr(out, lh[i].comm);
 		fprintf(out, ", \"ctx\": \"%s\", \"file\": %d}",
@@ -304,8 +294,7 @@ void report_json(FILE *out, struct report_ctx *rc)
 		if (!cs->pushes)
 			continue;
 		fprintf(out,
-			"%s\n  {\"cpu\": %d, \"maps\": %lld, "
-			"\"max_nesting\": %d, \"depth_histogram\": {",
+			"%s\n  {\"cpu\": %d, \"maps\": %lld, \"max_nesting\": %d, \"depth_histogram\": {",
 			first ? "" : ",", c, cs->pushes, cs->max_total);
 		for (int d = 1; d < cs->ndepth; d++) {
 			if (!cs->depth[d])

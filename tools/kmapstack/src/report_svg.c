@@ -54,12 +54,10 @@ static void timeline(FILE *out, struct stats *st, int y0)
 			continue;
 		fprintf(out, "<g class=\"cpu\" id=\"cpu%d\">\n", c);
 		fprintf(out,
-			"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-			"class=\"lane\"/>\n",
+			"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" class=\"lane\"/>\n",
 			LEFT, top, PLOT, LANE - 10);
 		fprintf(out,
-			"<text x=\"%d\" y=\"%d\" class=\"label\">CPU %d"
-			"</text>\n",
+			"<text x=\"%d\" y=\"%d\" class=\"label\">CPU %d</text>\n",
 			5, top + LANE / 2, c);
 		fprintf(out,
 			"<text x=\"%d\" y=\"%d\" class=\"small\">%d</text>\n",
@@ -86,8 +84,7 @@ static void timeline(FILE *out, struct stats *st, int y0)
 		y0 + lane * LANE + 5);
 	fmt_ns(buf, sizeof(buf), span);
 	fprintf(out,
-		"<text x=\"%d\" y=\"%d\" class=\"small\" "
-		"text-anchor=\"end\">+%s</text>\n",
+		"<text x=\"%d\" y=\"%d\" class=\"small\" text-anchor=\"end\">+%s</text>\n",
 		LEFT + PLOT, y0 + lane * LANE + 5, buf);
 }
 
@@ -133,8 +130,7 @@ static void holds(FILE *out, struct stats *st, int y0)
 	bw = (double)PLOT / n;
 	step = (n + 11) / 12;
 	fprintf(out,
-		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-		"class=\"lane\"/>\n",
+		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" class=\"lane\"/>\n",
 		LEFT, y0, PLOT, HIST_H);
 	for (int p = lo; p <= hi; p++) {
 		double x = LEFT + (p - lo) * bw, h;
@@ -142,8 +138,7 @@ static void holds(FILE *out, struct stats *st, int y0)
 		if ((p - lo) % step == 0) {
 			fmt_ns(buf, sizeof(buf), p ? ldexp(1.0, p - 1) : 0);
 			fprintf(out,
-				"<text x=\"%.1f\" y=\"%d\" class=\"small\">"
-				"%s</text>\n",
+				"<text x=\"%.1f\" y=\"%d\" class=\"small\">%s</text>\n",
 				x, y0 + HIST_H + 15, buf);
 		}
 		if (!bins[p])
@@ -152,8 +147,7 @@ static void holds(FILE *out, struct stats *st, int y0)
 		    log1p((double)maxc);
 		fprintf(out,
 			"<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" "
-			"width=\"%.1f\" height=\"%.1f\"><title>%llu holds of "
-			"2^%d to 2^%d ns</title></rect>\n",
+			"width=\"%.1f\" height=\"%.1f\"><title>%llu holds of 2^%d to 2^%d ns</title></rect>\n",
 			x + 1, y0 + HIST_H - h, bw - 2, h, bins[p],
 			p ? p - 1 : 0, p);
 	}
@@ -173,12 +167,11 @@ void report_svg(FILE *out, struct report_ctx *rc)
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		"height=\"%d\" viewBox=\"0 0 %d %d\">\n",
 		W, h, W, h);
-	fprintf(out, "<style>.title{font:bold 14px sans-serif}"
-		     ".label{font:12px sans-serif}.small{font:10px sans-serif}"
-		     ".lane{fill:#f4f4f4;stroke:#ccc}"
-		     ".depth{fill:none;stroke:#c03;stroke-width:1}"
-		     ".mean{fill:none;stroke:#393;stroke-width:1}"
-		     ".bar{fill:#36c}</style>\n");
+	fprintf(out,
+		"<style>.title{font:bold 14px sans-serif}"
+		".label{font:12px sans-serif}.small{font:10px sans-serif}"
+		".lane{fill:#f4f4f4;stroke:#ccc}.depth{fill:none;stroke:#c03;stroke-width:1}"
+		".mean{fill:none;stroke:#393;stroke-width:1}.bar{fill:#36c}</style>\n");
 	fprintf(out,
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 	timeline(out, st, 50);
