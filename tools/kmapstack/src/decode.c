@@ -60,7 +60,6 @@ static int event_init(struct dec_layout *l, int e, struct tep_event *te,
 	struct dec_event *de = &l->ev[e];
 
 	de->id = te->id;
-	de->min_size = 8; /* the common fields */
 	for (int f = 0; f < DF_NR; f++) {
 		struct tep_format_field *ff;
 
@@ -89,8 +88,6 @@ static int event_init(struct dec_layout *l, int e, struct tep_event *te,
 				ev_names[e], field_names[f], ff->size);
 			return -1;
 		}
-		if (ff->offset + ff->size > de->min_size)
-			de->min_size = ff->offset + ff->size;
 	}
 	common_at(&l->c_type, te, "common_type");
 	common_at(&l->c_pid, te, "common_pid");
@@ -119,7 +116,7 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, char *err,
 			"no kmap_stack events in this trace (record them with: trace-cmd record -e kmap_stack)");
 		return -1;
 	}
-	return 0;
+	return dec_layout_check(&d->l); /* the minimum sizes */
 }
 
 static int clamp_int(long long v)

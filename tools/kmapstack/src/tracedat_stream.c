@@ -121,7 +121,6 @@ static int record(struct dat_stream *s, const unsigned char *p, size_t len)
 	ev.caller = map_site(s, w.caller);
 	ev.map_caller = map_site(s, w.map_caller);
 	ev.top_caller = map_site(s, w.top_caller);
-	s->info->last_ts = ev.ts;
 	replay_event(s->r, &ev);
 	return 0;
 }
