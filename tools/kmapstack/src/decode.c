@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kmapstack: kmap_stack records to events, through libtraceevent */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "decode.h"

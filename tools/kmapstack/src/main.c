@@ -9,7 +9,6 @@
  * Exit status: 0 clean, 1 violations found, 2 usage or input error.
  */
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,6 @@
  * exactly that path:  "outer_fn+0x10;inner_fn+0x24 42"
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "xalloc.h"
 #include "report.h"

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kmapstack: the JSON output (schema: docs/kmapstack-json.md) */
 #include <stdlib.h>
-#include <string.h>
 
 #include "report.h"
 #include "sites.h"

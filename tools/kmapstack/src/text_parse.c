@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kmapstack: parsing one line of trace text */
 #include <ctype.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ksyms.h"
