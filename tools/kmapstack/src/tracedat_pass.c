@@ -31,8 +31,9 @@ struct pass {
 	unsigned long long first[PROGRESS_CPUS], cur[PROGRESS_CPUS];
 };
 
-void dat_write(struct dat_writer *w, uint32_t type, const void *a, size_t alen,
-	       const void *b, size_t blen)
+/* one message: the alen bytes at a, then the blen bytes at b */
+static void dat_write(struct dat_writer *w, uint32_t type, const void *a,
+		      size_t alen, const void *b, size_t blen)
 {
 	struct wire_head h;
 	unsigned char *p;
