@@ -463,7 +463,6 @@ static void check_lower(struct replay *r, const struct kms_event *ev,
 		if (s->unsynced) {
 			if (stack_real_entries(s))
 				r->f->suppressed++;
-			s->n = 0;
 			stack_resync(s, 0);
 			continue;
 		}
@@ -532,12 +531,9 @@ static void do_forced_pop(struct replay *r, const struct kms_event *ev,
 		stack_remove(s, i);
 	}
 	e.marked = 1;
-	if (k < 0 && c->leak_active && c->leak_ctx == ev->ctx &&
-	    c->leak_key == key) {
-		x = findings_get(r->f, c->leak_idx);
-		x->nleaked++;
-		findings_add_frame(r->f, c->leak_idx, &e);
-	} else {
+	/* a forced pop that does not go on with the leak reported last */
+	if (k >= 0 || !c->leak_active || c->leak_ctx != ev->ctx ||
+	    c->leak_key != key) {
 		int kind = leak_kind[ev->ctx];
 		struct pending p = { 0 };
 
@@ -550,8 +546,6 @@ static void do_forced_pop(struct replay *r, const struct kms_event *ev,
 		c->leak_idx = new_finding(r, kind, FS_REPLAY, ev, t, ev->ctx,
 					  ev->ctx, e.site, s->n + 1);
 		x = findings_get(r->f, c->leak_idx);
-		x->nleaked = 1;
-		findings_add_frame(r->f, c->leak_idx, &e);
 		if (k >= 0) {
 			x->source |= FS_KERNEL;
 			x->kernel_kind = p.ev.kind;
@@ -577,6 +571,8 @@ static void do_forced_pop(struct replay *r, const struct kms_event *ev,
 		c->leak_ctx = ev->ctx;
 		c->leak_key = key;
 	}
+	findings_get(r->f, c->leak_idx)->nleaked++;
+	findings_add_frame(r->f, c->leak_idx, &e);
 	check_depth(r, s, ev->depth);
 }
 
