@@ -229,7 +229,7 @@ int decoder_decode(struct decoder *d, struct tep_record *rec,
 
 int dec_layout_check(struct dec_layout *l)
 {
-	/* as decoder_init() takes them: up to 8 bytes (dec_rd() reads 1, 2, 4, 8) */
+	/* up to 8 bytes, as decoder_init() takes them */
 	if (l->c_type.size > 8 || l->c_pid.size > 8 || l->c_flags.size > 8)
 		return -1;
 	l->swap = !!l->swap;

@@ -56,6 +56,11 @@ struct gap {
 	int resynced_tasks;
 };
 
+struct dropped_group {
+	uint64_t key;
+	long long n;
+};
+
 struct findings {
 	int max;
 	struct finding *v;
@@ -81,10 +86,7 @@ struct findings {
 	int scratch_live; /* the scratch holds a finding not kept */
 	/* the findings not kept by their group (findings_group_of()) */
 	struct htab dropped_of; /* key -> index in groups */
-	struct {
-		uint64_t key;
-		long long n;
-	} * groups;
+	struct dropped_group *groups;
 	int ngroups, cap_groups;
 };
 
@@ -101,7 +103,8 @@ long long findings_held(const struct findings *f);
 int findings_shown(const struct findings *f, int kind);
 /*
  * The group of a finding: its kind, map site and unmap site in one input,
- * as the kernel reports each pair once. findings_end() before findings_dropped_like().
+ * as the kernel reports each pair once. findings_end() before
+ * findings_dropped_like().
  */
 uint64_t findings_group_of(const struct finding *x);
 void findings_end(struct findings *f);

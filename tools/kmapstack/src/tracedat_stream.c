@@ -2,8 +2,9 @@
 /*
  * kmapstack: this process's side of the child that reads a trace.dat
  * (tracedat_child.c): its messages (tracedat_wire.h) read from the
- * buffers it hands over, the records decoded and replayed as they come. Nothing the child wrote is trusted:
- * lengths, site indices and fields are checked before use.
+ * buffers it hands over, the records decoded and replayed as they come.
+ * Nothing the child wrote is trusted: lengths, site indices and fields are
+ * checked before use.
  */
 #include <errno.h>
 #include <stdio.h>
