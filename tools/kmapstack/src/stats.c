@@ -18,27 +18,17 @@ void stats_init(struct stats *s, int top, uint64_t threshold)
 
 struct site_stats *stats_site(struct stats *s, int site)
 {
-	int n = s->nsites ? s->nsites : 64;
-
 	if (site < 0)
 		return NULL;
-	if (site < s->nsites)
-		return &s->sites[site];
-	while (n <= site)
-		n *= 2;
-	s->sites = xrealloc(s->sites, sizeof(*s->sites) * n);
-	memset(s->sites + s->nsites, 0, sizeof(*s->sites) * (n - s->nsites));
-	s->nsites = n;
+	if (site >= s->nsites)
+		s->sites = xgrow_zero(s->sites, &s->nsites, site + 1,
+				      sizeof(*s->sites));
 	return &s->sites[site];
 }
 
 static struct cpu_stats *grow_cpus(struct stats *s, int cpu)
 {
-	int n = cpu + 1;
-
-	s->cpus = xrealloc(s->cpus, sizeof(*s->cpus) * n);
-	memset(s->cpus + s->ncpus, 0, sizeof(*s->cpus) * (n - s->ncpus));
-	s->ncpus = n;
+	s->cpus = xgrow_zero(s->cpus, &s->ncpus, cpu + 1, sizeof(*s->cpus));
 	return &s->cpus[cpu];
 }
 
@@ -84,14 +74,9 @@ int stats_push(struct stats *s, int cpu, int site, int atomic, int depth,
 	}
 	c->pushes++;
 	if (depth >= 0) {
-		if (depth >= c->ndepth) {
-			int n = depth + 8;
-
-			c->depth = xrealloc(c->depth, sizeof(long long) * n);
-			memset(c->depth + c->ndepth, 0,
-			       sizeof(long long) * (n - c->ndepth));
-			c->ndepth = n;
-		}
+		if (depth >= c->ndepth)
+			c->depth = xgrow_zero(c->depth, &c->ndepth, depth + 1,
+					      sizeof(*c->depth));
 		c->depth[depth]++;
 	}
 	if (!s->paths)
