@@ -80,18 +80,14 @@ static void stack_init(struct kstack *s)
 
 static struct cpu *grow_cpus(struct replay *r, int cpu)
 {
-	int n = cpu + 1;
+	int old = r->ncpus;
 
-	r->cpus = xrealloc(r->cpus, sizeof(*r->cpus) * n);
-	for (int i = r->ncpus; i < n; i++) {
-		struct cpu *c = &r->cpus[i];
-
-		memset(c, 0, sizeof(*c));
+	r->cpus = xgrow_zero(r->cpus, &r->ncpus, cpu + 1, sizeof(*r->cpus));
+	for (int i = old; i < r->ncpus; i++) {
 		for (int x = 0; x < KMS_CTX_NR; x++)
-			stack_init(&c->irq[x]);
-		c->gap = -1;
+			stack_init(&r->cpus[i].irq[x]);
+		r->cpus[i].gap = -1;
 	}
-	r->ncpus = n;
 	return &r->cpus[cpu];
 }
 
