@@ -154,8 +154,6 @@ static int site_lookup(struct decoder *d, unsigned long long addr)
 int decoder_site_slow(struct decoder *d, unsigned int r,
 		      unsigned long long addr)
 {
-	if (!addr)
-		return KMS_NO_SITE;
 	d->misses++;
 	d->recent[r].addr = addr;
 	d->recent[r].site = site_lookup(d, addr);
@@ -216,14 +214,8 @@ int decoder_decode(struct decoder *d, struct tep_record *rec,
 	ev->comm_of = comm_of;
 	ev->comm_priv = d->tep;
 	ev->caller = decoder_site_of(d, e, rec->data, DF_CALLER);
-	if (e < 2) {
-		ev->map_caller = ev->top_caller = KMS_NO_SITE;
-	} else {
-		ev->map_caller =
-			decoder_site_of(d, e, rec->data, DF_MAP_CALLER);
-		ev->top_caller =
-			decoder_site_of(d, e, rec->data, DF_TOP_CALLER);
-	}
+	ev->map_caller = decoder_site_of(d, e, rec->data, DF_MAP_CALLER);
+	ev->top_caller = decoder_site_of(d, e, rec->data, DF_TOP_CALLER);
 	return dec_fields(&d->l, e, rec->data, ev) ? -1 : 1;
 }
 

@@ -164,12 +164,17 @@ static inline int decoder_site(struct decoder *d, unsigned long long addr)
 	unsigned int r = (unsigned int)((addr * 0x9e3779b97f4a7c15ULL) >> 54);
 
 	_Static_assert(DEC_RECENT == 1 << 10, "the hash gives 10 bits");
-	if (d->recent[r].addr == addr && addr)
+	if (!addr)
+		return KMS_NO_SITE;
+	if (d->recent[r].addr == addr)
 		return d->recent[r].site;
 	return decoder_site_slow(d, r, addr);
 }
 
-/* the site named by a field (DF_CALLER, DF_MAP_CALLER, DF_TOP_CALLER) */
+/*
+ * the site named by a field (DF_CALLER, DF_MAP_CALLER, DF_TOP_CALLER); none
+ * for a field the event lacks
+ */
 static inline int decoder_site_of(struct decoder *d, int e, const void *data,
 				  int field)
 {

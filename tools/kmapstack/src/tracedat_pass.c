@@ -82,11 +82,8 @@ static void record(struct pass *p, struct tep_record *rec, int e)
 			      .size = (uint16_t)d->l.ev[e].min_size };
 
 	m.caller = decoder_site_of(d, e, rec->data, DF_CALLER);
-	m.map_caller = m.top_caller = KMS_NO_SITE;
-	if (e == 2) {
-		m.map_caller = decoder_site_of(d, e, rec->data, DF_MAP_CALLER);
-		m.top_caller = decoder_site_of(d, e, rec->data, DF_TOP_CALLER);
-	}
+	m.map_caller = decoder_site_of(d, e, rec->data, DF_MAP_CALLER);
+	m.top_caller = decoder_site_of(d, e, rec->data, DF_TOP_CALLER);
 	/* a site is new only after a miss of the decoder's cache */
 	for (; d->misses != p->misses && w->sites_sent < sites_count();
 	     w->sites_sent++)
