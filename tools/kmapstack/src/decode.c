@@ -188,15 +188,10 @@ int dec_fields(const struct dec_layout *l, int e, const void *data,
 	ev->addr = dec_rd(l, &de->f[DF_ADDR], data);
 	ev->depth = clamp_int(dec_rd_signed(l, &de->f[DF_DEPTH], data));
 	ev->ctx = (int)dec_rd(l, &de->f[DF_CTX], data);
-	if (e < 2) {
-		ev->pfn = dec_rd(l, &de->f[DF_PFN], data);
-		ev->flags = (int)dec_rd(l, &de->f[DF_FLAGS], data);
-		ev->kind = 0;
-	} else {
-		ev->pfn = 0;
-		ev->flags = 0;
-		ev->kind = clamp_int(dec_rd_signed(l, &de->f[DF_KIND], data));
-	}
+	/* a field the event lacks reads 0 */
+	ev->pfn = dec_rd(l, &de->f[DF_PFN], data);
+	ev->flags = (int)dec_rd(l, &de->f[DF_FLAGS], data);
+	ev->kind = clamp_int(dec_rd_signed(l, &de->f[DF_KIND], data));
 	return ev->ctx >= KMS_CTX_NR ? -1 : 0;
 }
 
