@@ -25,7 +25,7 @@ static inline void fuzz_replay_begin(struct fuzz_replay *fr)
 	fr->info = (struct input_info){ 0 };
 	stats_init(&fr->st, 10, 0);
 	findings_init(&fr->f, 100);
-	fr->r = replay_new(&fr->st, &fr->f, 0);
+	fr->r = replay_new(&fr->st, &fr->f, 0, NULL);
 }
 
 static inline void fuzz_replay_end(struct fuzz_replay *fr)

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kmapstack: kmap_stack records to events, through libtraceevent */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "decode.h"
@@ -60,7 +59,6 @@ static int event_init(struct dec_layout *l, int e, struct tep_event *te,
 	struct dec_event *de = &l->ev[e];
 
 	de->id = te->id;
-	de->min_size = 8; /* the common fields */
 	for (int f = 0; f < DF_NR; f++) {
 		struct tep_format_field *ff;
 
@@ -68,29 +66,27 @@ static int event_init(struct dec_layout *l, int e, struct tep_event *te,
 			continue;
 		ff = tep_find_field(te, field_names[f]);
 		if (!ff) {
-			snprintf(err, errlen,
-				 "the format of kmap_stack:%s has no "
-				 "field '%s'",
-				 ev_names[e], field_names[f]);
+			snprintf(
+				err, errlen,
+				"the format of kmap_stack:%s has no field '%s'",
+				ev_names[e], field_names[f]);
 			return -1;
 		}
 		at_of(&de->f[f], ff);
 		if (de->f[f].size && ff->offset + ff->size > DEC_MAX_RECORD) {
-			snprintf(err, errlen,
-				 "kmap_stack:%s field '%s' is beyond the "
-				 "first %d bytes of a record",
-				 ev_names[e], field_names[f], DEC_MAX_RECORD);
+			snprintf(
+				err, errlen,
+				"kmap_stack:%s field '%s' is beyond the first %d bytes of a record",
+				ev_names[e], field_names[f], DEC_MAX_RECORD);
 			return -1;
 		}
 		if (!de->f[f].size) {
-			snprintf(err, errlen,
-				 "kmap_stack:%s field '%s' has an "
-				 "unexpected size %d",
-				 ev_names[e], field_names[f], ff->size);
+			snprintf(
+				err, errlen,
+				"kmap_stack:%s field '%s' has an unexpected size %d",
+				ev_names[e], field_names[f], ff->size);
 			return -1;
 		}
-		if (ff->offset + ff->size > de->min_size)
-			de->min_size = ff->offset + ff->size;
 	}
 	common_at(&l->c_type, te, "common_type");
 	common_at(&l->c_pid, te, "common_pid");
@@ -114,12 +110,12 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, char *err,
 			return -1;
 	}
 	if (d->l.ev[0].id < 0 || d->l.ev[1].id < 0) {
-		snprintf(err, errlen,
-			 "no kmap_stack events in this trace (record them "
-			 "with: trace-cmd record -e kmap_stack)");
+		snprintf(
+			err, errlen,
+			"no kmap_stack events in this trace (record them with: trace-cmd record -e kmap_stack)");
 		return -1;
 	}
-	return 0;
+	return dec_layout_check(&d->l); /* the minimum sizes */
 }
 
 static int clamp_int(long long v)
@@ -158,8 +154,6 @@ static int site_lookup(struct decoder *d, unsigned long long addr)
 int decoder_site_slow(struct decoder *d, unsigned int r,
 		      unsigned long long addr)
 {
-	if (!addr)
-		return KMS_NO_SITE;
 	d->misses++;
 	d->recent[r].addr = addr;
 	d->recent[r].site = site_lookup(d, addr);
@@ -188,23 +182,16 @@ int dec_fields(const struct dec_layout *l, int e, const void *data,
 {
 	const struct dec_event *de = &l->ev[e];
 
-	ev->type = e == 0 ? KMS_EV_PUSH :
-		   e == 1 ? KMS_EV_POP :
-			    KMS_EV_VIOLATION;
+	ev->type = e; /* in the order of enum kms_ev_type */
 	ev->in_ctx = l->c_flags.size ? flags_ctx(dec_rd(l, &l->c_flags, data)) :
 				       -1;
 	ev->addr = dec_rd(l, &de->f[DF_ADDR], data);
 	ev->depth = clamp_int(dec_rd_signed(l, &de->f[DF_DEPTH], data));
 	ev->ctx = (int)dec_rd(l, &de->f[DF_CTX], data);
-	if (e < 2) {
-		ev->pfn = dec_rd(l, &de->f[DF_PFN], data);
-		ev->flags = (int)dec_rd(l, &de->f[DF_FLAGS], data);
-		ev->kind = 0;
-	} else {
-		ev->pfn = 0;
-		ev->flags = 0;
-		ev->kind = clamp_int(dec_rd_signed(l, &de->f[DF_KIND], data));
-	}
+	/* a field the event lacks reads 0 */
+	ev->pfn = dec_rd(l, &de->f[DF_PFN], data);
+	ev->flags = (int)dec_rd(l, &de->f[DF_FLAGS], data);
+	ev->kind = clamp_int(dec_rd_signed(l, &de->f[DF_KIND], data));
 	return ev->ctx >= KMS_CTX_NR ? -1 : 0;
 }
 
@@ -222,26 +209,15 @@ int decoder_decode(struct decoder *d, struct tep_record *rec,
 	ev->comm_of = comm_of;
 	ev->comm_priv = d->tep;
 	ev->caller = decoder_site_of(d, e, rec->data, DF_CALLER);
-	if (e < 2) {
-		ev->map_caller = ev->top_caller = KMS_NO_SITE;
-	} else {
-		ev->map_caller =
-			decoder_site_of(d, e, rec->data, DF_MAP_CALLER);
-		ev->top_caller =
-			decoder_site_of(d, e, rec->data, DF_TOP_CALLER);
-	}
+	ev->map_caller = decoder_site_of(d, e, rec->data, DF_MAP_CALLER);
+	ev->top_caller = decoder_site_of(d, e, rec->data, DF_TOP_CALLER);
 	return dec_fields(&d->l, e, rec->data, ev) ? -1 : 1;
-}
-
-/* as decoder_init() takes them: up to 8 bytes (other than 1, 2, 4, 8: 0) */
-static int at_ok(const struct dec_at *at)
-{
-	return at->size <= 8;
 }
 
 int dec_layout_check(struct dec_layout *l)
 {
-	if (!at_ok(&l->c_type) || !at_ok(&l->c_pid) || !at_ok(&l->c_flags))
+	/* up to 8 bytes, as decoder_init() takes them */
+	if (l->c_type.size > 8 || l->c_pid.size > 8 || l->c_flags.size > 8)
 		return -1;
 	l->swap = !!l->swap;
 	if (l->c_flags.offset + l->c_flags.size > 8)
@@ -251,7 +227,7 @@ int dec_layout_check(struct dec_layout *l)
 
 		de->min_size = 8;
 		for (int f = 0; f < DF_NR; f++) {
-			if (!at_ok(&de->f[f]))
+			if (de->f[f].size > 8)
 				return -1;
 			if (de->f[f].size &&
 			    de->f[f].offset + de->f[f].size > de->min_size)

@@ -85,8 +85,8 @@ int decoder_decode(struct decoder *d, struct tep_record *rec,
 int dec_fields(const struct dec_layout *l, int e, const void *data,
 	       struct kms_event *ev);
 /*
- * A layout that came from elsewhere: fields within 8 bytes, the minimum
- * sizes made again from the fields. 0, or -1 when it is unusable.
+ * A layout made here or come from elsewhere: fields within 8 bytes, the
+ * minimum sizes made from the fields. 0, or -1 when it is unusable.
  */
 int dec_layout_check(struct dec_layout *l);
 /* decoder_site() when the address is not in the recent cache */
@@ -143,13 +143,9 @@ static inline int decoder_kind(struct decoder *d, struct tep_record *rec)
 		type = (int)dec_rd(l, &l->c_type, rec->data);
 	else
 		type = tep_data_type(d->tep, rec);
-	if (type == l->ev[0].id)
-		e = 0;
-	else if (type == l->ev[1].id)
-		e = 1;
-	else if (type == l->ev[2].id)
-		e = 2;
-	else
+	for (e = 0; e < 3 && type != l->ev[e].id; e++)
+		;
+	if (e == 3)
 		return -1;
 	return rec->size < l->ev[e].min_size ? -2 : e;
 }
@@ -168,12 +164,17 @@ static inline int decoder_site(struct decoder *d, unsigned long long addr)
 	unsigned int r = (unsigned int)((addr * 0x9e3779b97f4a7c15ULL) >> 54);
 
 	_Static_assert(DEC_RECENT == 1 << 10, "the hash gives 10 bits");
-	if (d->recent[r].addr == addr && addr)
+	if (!addr)
+		return KMS_NO_SITE;
+	if (d->recent[r].addr == addr)
 		return d->recent[r].site;
 	return decoder_site_slow(d, r, addr);
 }
 
-/* the site named by a field (DF_CALLER, DF_MAP_CALLER, DF_TOP_CALLER) */
+/*
+ * the site named by a field (DF_CALLER, DF_MAP_CALLER, DF_TOP_CALLER); none
+ * for a field the event lacks
+ */
 static inline int decoder_site_of(struct decoder *d, int e, const void *data,
 				  int field)
 {

@@ -122,30 +122,17 @@ int filter_time_match(const struct kms_filter *f, unsigned long long ts)
 
 int filter_task_match(const struct kms_filter *f, const struct kms_event *ev)
 {
-	if (!filter_cpu_match(f, ev->cpu))
+	const char *comm = ev->comm;
+	int pid_ok = !f->npids, comm_ok = !f->ncomms;
+
+	for (int i = 0; i < f->npids; i++)
+		pid_ok |= f->pids[i] == ev->pid;
+	if (!filter_cpu_match(f, ev->cpu) || !pid_ok)
 		return 0;
-	if (f->npids) {
-		int i;
-
-		for (i = 0; i < f->npids; i++)
-			if (f->pids[i] == ev->pid)
-				break;
-		if (i == f->npids)
-			return 0;
-	}
-	if (f->ncomms) {
-		const char *comm = ev->comm;
-		int i;
-
-		if (!comm && ev->comm_of)
-			comm = ev->comm_of(ev->comm_priv, ev->pid);
-		if (!comm)
-			return 0;
-		for (i = 0; i < f->ncomms; i++)
-			if (!strncmp(f->comms[i], comm, 15))
-				break;
-		if (i == f->ncomms)
-			return 0;
-	}
-	return 1;
+	/* the comm asked only when --comm is set */
+	if (!comm && f->ncomms && ev->comm_of)
+		comm = ev->comm_of(ev->comm_priv, ev->pid);
+	for (int i = 0; comm && i < f->ncomms; i++)
+		comm_ok |= !strncmp(f->comms[i], comm, 15);
+	return comm_ok;
 }

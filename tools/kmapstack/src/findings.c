@@ -10,7 +10,6 @@ void findings_init(struct findings *f, int max)
 {
 	memset(f, 0, sizeof(*f));
 	f->max = max;
-	htab_init(&f->dropped_of);
 }
 
 uint64_t findings_group_of(const struct finding *x)
@@ -32,24 +31,21 @@ void findings_end(struct findings *f)
 	f->scratch_live = 0;
 	i = htab_get(&f->dropped_of, key);
 	if (i < 0) {
-		i = f->ndropped_keys++;
-		f->dropped_key = xgrow(f->dropped_key, &f->cap_dropped, i + 1,
-				       sizeof(*f->dropped_key));
-		f->dropped_n =
-			xrealloc(f->dropped_n, sizeof(*f->dropped_n) *
-						       (size_t)f->cap_dropped);
-		f->dropped_key[i] = key;
-		f->dropped_n[i] = 0;
+		i = f->ngroups++;
+		f->groups = xgrow(f->groups, &f->cap_groups, i + 1,
+				  sizeof(*f->groups));
+		f->groups[i].key = key;
+		f->groups[i].n = 0;
 		htab_add(&f->dropped_of, key, i);
 	}
-	f->dropped_n[i]++;
+	f->groups[i].n++;
 }
 
 long long findings_dropped_like(const struct findings *f, uint64_t key)
 {
 	int i = htab_get(&f->dropped_of, key);
 
-	return i < 0 ? 0 : f->dropped_n[i];
+	return i < 0 ? 0 : f->groups[i].n;
 }
 
 int findings_shown(const struct findings *f, int kind)
@@ -71,10 +67,7 @@ int findings_add(struct findings *f, int kind)
 		f->scratch.kind = kind;
 		return -1;
 	}
-	if (f->n == f->cap) {
-		f->cap = f->cap ? f->cap * 2 : 64;
-		f->v = xrealloc(f->v, sizeof(*f->v) * f->cap);
-	}
+	f->v = xgrow(f->v, &f->cap, f->n + 1, sizeof(*f->v));
 	x = &f->v[f->n];
 	memset(x, 0, sizeof(*x));
 	x->kind = kind;
@@ -105,10 +98,7 @@ struct gap *findings_add_gap(struct findings *f)
 	f->total_gaps++;
 	if (f->ngaps >= f->max)
 		return NULL;
-	if (f->ngaps == f->cap_gaps) {
-		f->cap_gaps = f->cap_gaps ? f->cap_gaps * 2 : 16;
-		f->gaps = xrealloc(f->gaps, sizeof(*f->gaps) * f->cap_gaps);
-	}
+	f->gaps = xgrow(f->gaps, &f->cap_gaps, f->ngaps + 1, sizeof(*f->gaps));
 	memset(&f->gaps[f->ngaps], 0, sizeof(f->gaps[0]));
 	return &f->gaps[f->ngaps++];
 }
@@ -135,8 +125,7 @@ void findings_free(struct findings *f)
 	free(f->v);
 	free(f->gaps);
 	free(f->scratch.frames);
-	free(f->dropped_key);
-	free(f->dropped_n);
+	free(f->groups);
 	htab_free(&f->dropped_of);
 	memset(f, 0, sizeof(*f));
 }

@@ -13,8 +13,10 @@
 #define FS_REPLAY 1
 #define FS_KERNEL 2
 
+/* an entry of a shadow stack */
 struct frame {
 	int site;
+	int node; /* its nesting path (stats.h) */
 	unsigned long long addr;
 	unsigned long long ts; /* when it was mapped */
 	unsigned char ctx;
@@ -54,6 +56,11 @@ struct gap {
 	int resynced_tasks;
 };
 
+struct dropped_group {
+	uint64_t key;
+	long long n;
+};
+
 struct findings {
 	int max;
 	struct finding *v;
@@ -78,10 +85,9 @@ struct findings {
 	struct finding scratch;
 	int scratch_live; /* the scratch holds a finding not kept */
 	/* the findings not kept by their group (findings_group_of()) */
-	struct htab dropped_of; /* key -> index in dropped_key, dropped_n */
-	uint64_t *dropped_key;
-	long long *dropped_n;
-	int ndropped_keys, cap_dropped;
+	struct htab dropped_of; /* key -> index in groups */
+	struct dropped_group *groups;
+	int ngroups, cap_groups;
 };
 
 void findings_init(struct findings *f, int max);
@@ -97,7 +103,8 @@ long long findings_held(const struct findings *f);
 int findings_shown(const struct findings *f, int kind);
 /*
  * The group of a finding: its kind, map site and unmap site in one input,
- * as the kernel reports each pair once. findings_end() before findings_dropped_like().
+ * as the kernel reports each pair once. findings_end() before
+ * findings_dropped_like().
  */
 uint64_t findings_group_of(const struct finding *x);
 void findings_end(struct findings *f);

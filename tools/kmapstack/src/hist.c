@@ -38,9 +38,8 @@ uint64_t hist_bucket_hi(int i)
 
 void hist_add(struct hist *h, uint64_t v)
 {
-	if (!h->b) {
+	if (!h->b)
 		h->b = xcalloc(HIST_BUCKETS, sizeof(*h->b));
-	}
 	if (!h->count || v < h->min)
 		h->min = v;
 	if (v > h->max)

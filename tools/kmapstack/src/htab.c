@@ -17,15 +17,10 @@ static size_t slot_of(uint64_t key, size_t nslots)
 	return (size_t)key & (nslots - 1);
 }
 
-void htab_init(struct htab *h)
-{
-	memset(h, 0, sizeof(*h));
-}
-
 void htab_free(struct htab *h)
 {
 	free(h->s);
-	htab_init(h);
+	memset(h, 0, sizeof(*h));
 }
 
 static void put(struct htab *h, uint64_t key, int val)

@@ -16,12 +16,12 @@ struct htab_slot {
 	int64_t val; /* -1: empty */
 };
 
+/* all zeros is an empty table */
 struct htab {
 	struct htab_slot *s;
 	size_t nslots, used;
 };
 
-void htab_init(struct htab *h);
 void htab_free(struct htab *h);
 /* the value of key, or -1 */
 int htab_get(const struct htab *h, uint64_t key);

@@ -35,7 +35,6 @@ struct input_info {
 	int kind; /* enum input_kind */
 	long long records; /* kmap_stack records */
 	long long bad_records; /* malformed, skipped */
-	long long lines; /* text: lines read */
 	int ts_digits; /* text: the fewest digits of a second's fraction */
 	int progress; /* show progress on stderr */
 	unsigned long long last_ts; /* of the last event */
@@ -43,8 +42,7 @@ struct input_info {
 	char error[1024]; /* why it could not be read to its end, or "" */
 };
 
-/* the trace clock of the input, and the unit of its timestamps */
-void input_set_clock(struct input_info *info, const char *clock);
+/* the unit of the input's timestamps, by its trace clock */
 const char *input_time_unit(const struct input_info *info);
 
 /*
@@ -79,7 +77,7 @@ struct findings;
 
 struct live_opts {
 	const char *tracefs; /* NULL: where tracefs is mounted */
-	double duration; /* seconds, 0: until SIGINT or SIGTERM */
+	unsigned long long duration; /* ns, 0: until SIGINT or SIGTERM */
 	int buffer_kb; /* the ring buffer of each CPU, 0: as it is */
 	/* each new finding is printed on stream as it is found, if set */
 	const struct findings *findings;

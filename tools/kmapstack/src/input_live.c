@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <tracefs.h>
@@ -35,6 +34,16 @@ static void on_signal(int sig)
 		tracefs_iterate_stop(live_instance);
 }
 
+/* what SIGINT, SIGTERM and SIGHUP do */
+static void on_signals(void (*handler)(int))
+{
+	struct sigaction sa = { .sa_handler = handler };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 /*
  * The per-CPU buffers are read one after the other, a round every 100 ms:
  * an event of one CPU can come a round after a later event of another (a
@@ -56,7 +65,7 @@ struct live_ctx {
 	const struct live_opts *lo;
 	int shown; /* findings already printed */
 	struct held_event *held; /* waiting */
-	size_t nheld, capheld;
+	int nheld, capheld;
 	unsigned long long newest; /* the newest time read */
 	unsigned long long seq;
 };
@@ -72,8 +81,7 @@ static void stream_findings(struct live_ctx *c)
 		const struct finding *x = &f->v[c->shown];
 
 		fprintf(c->lo->stream,
-			"kmapstack: %s: %s/%d on CPU %d at %llu.%09llu in %s "
-			"context, address 0x%llx: at %s",
+			"kmapstack: %s: %s/%d on CPU %d at %llu.%09llu in %s context, address 0x%llx: at %s",
 			kms_kind_name(x->kind), x->comm[0] ? x->comm : "<...>",
 			x->pid, x->cpu, x->ts / 1000000000ULL,
 			x->ts % 1000000000ULL, kms_ctx_name(x->ctx), x->addr,
@@ -106,10 +114,7 @@ static int on_record(struct tep_event *event, struct tep_record *rec, int cpu,
 	if (ret <= 0)
 		return live_stop;
 	c->info->records++;
-	if (c->nheld == c->capheld) {
-		c->capheld = c->capheld ? c->capheld * 2 : 4096;
-		c->held = xrealloc(c->held, c->capheld * sizeof(*c->held));
-	}
+	c->held = xgrow(c->held, &c->capheld, c->nheld + 1, sizeof(*c->held));
 	c->held[c->nheld].ev = ev;
 	c->held[c->nheld++].seq = c->seq++;
 	if (ev.ts > c->newest)
@@ -129,49 +134,33 @@ static int by_time(const void *a, const void *b)
 /* replay the held events older than the newest by REORDER_NS (all: all) */
 static void release_held(struct live_ctx *c, int all)
 {
-	size_t n = 0;
+	int n = 0;
 
 	if (!c->nheld)
 		return;
-	qsort(c->held, c->nheld, sizeof(*c->held), by_time);
+	qsort(c->held, (size_t)c->nheld, sizeof(*c->held), by_time);
 	while (n < c->nheld &&
 	       (all || c->held[n].ev.ts + REORDER_NS <= c->newest))
 		replay_event(c->r, &c->held[n++].ev);
-	memmove(c->held, c->held + n, (c->nheld - n) * sizeof(*c->held));
+	memmove(c->held, c->held + n,
+		(size_t)(c->nheld - n) * sizeof(*c->held));
 	c->nheld -= n;
 	stream_findings(c);
 }
 
-static char *read_all(const char *path, size_t *len)
+/* the call sites' names: /proc/kallsyms, read whole (it has no NUL) */
+static void load_kallsyms(struct tep_handle *tep)
 {
-	FILE *fp = fopen(path, "r");
+	FILE *fp = fopen("/proc/kallsyms", "r");
 	char *buf = NULL;
-	size_t cap = 0, n = 0, got;
+	size_t cap = 0;
 
 	if (!fp)
-		return NULL;
-	for (;;) {
-		if (n + 65536 + 1 > cap) {
-			cap = (cap ? cap * 2 : 1 << 20) + 65536;
-			buf = xrealloc(buf, cap);
-		}
-		got = fread(buf + n, 1, 65536, fp);
-		n += got;
-		if (got < 65536)
-			break;
-	}
+		return;
+	if (getdelim(&buf, &cap, '\0', fp) > 0)
+		tep_parse_kallsyms(tep, buf);
+	free(buf);
 	fclose(fp);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 int input_live(const struct live_opts *lo, struct replay *r,
@@ -179,17 +168,12 @@ int input_live(const struct live_opts *lo, struct replay *r,
 {
 	const char *systems[] = { "kmap_stack", NULL };
 	const char *dir = lo->tracefs;
-	struct sigaction sa;
-	struct live_ctx c;
+	struct live_ctx c = { .r = r, .info = info, .lo = lo };
 	struct tep_handle *tep;
 	struct stat st;
 	char path[4096], why[256], name[64];
-	char *ksyms;
-	size_t klen;
-	double end;
 	int ret = -1;
 
-	memset(&c, 0, sizeof(c));
 	info->kind = INPUT_LIVE;
 	info->path = "live";
 	if (dir) {
@@ -201,19 +185,19 @@ int input_live(const struct live_opts *lo, struct replay *r,
 	}
 	dir = tracefs_tracing_dir();
 	if (!dir) {
-		snprintf(err, errlen,
-			 "tracefs is not mounted (mount -t tracefs nodev "
-			 "/sys/kernel/tracing)");
+		snprintf(
+			err, errlen,
+			"tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/events/kmap_stack/kmap_push/format",
 		 dir);
 	if (access(path, R_OK)) {
-		snprintf(err, errlen, "%s: %s", dir,
-			 errno == EACCES ?
-				 "permission denied (run as root)" :
-				 "this kernel has no kmap_stack events "
-				 "(CONFIG_DEBUG_KMAP_STACK=y?)");
+		snprintf(
+			err, errlen, "%s: %s", dir,
+			errno == EACCES ?
+				"permission denied (run as root)" :
+				"this kernel has no kmap_stack events (CONFIG_DEBUG_KMAP_STACK=y?)");
 		return -1;
 	}
 	tep_set_loglevel(TEP_LOG_NONE);
@@ -223,25 +207,14 @@ int input_live(const struct live_opts *lo, struct replay *r,
 			 dir);
 		return -1;
 	}
-	ksyms = read_all("/proc/kallsyms", &klen);
-	if (ksyms) {
-		tep_parse_kallsyms(tep, ksyms);
-		free(ksyms);
-	}
+	load_kallsyms(tep);
 	if (decoder_init(&c.dec, tep, why, sizeof(why))) {
 		snprintf(err, errlen, "%s: %s", dir, why);
 		tep_free(tep);
 		return -1;
 	}
-	c.r = r;
-	c.info = info;
-	c.lo = lo;
 	/* from here on a signal stops the run and the instance is removed */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	on_signals(on_signal);
 	input_live_instance_name(name, sizeof(name), (int)getpid());
 	live_instance = tracefs_instance_create(name);
 	if (!live_instance) {
@@ -265,27 +238,24 @@ int input_live(const struct live_opts *lo, struct replay *r,
 		goto out;
 	}
 	tracefs_trace_on(live_instance);
-	if (lo->duration > 0) {
-		struct itimerval it;
+	if (lo->duration) {
+		struct itimerval it = { 0 };
 
-		memset(&it, 0, sizeof(it));
-		it.it_value.tv_sec = (time_t)lo->duration;
+		it.it_value.tv_sec = (time_t)(lo->duration / 1000000000);
 		it.it_value.tv_usec =
-			(suseconds_t)((lo->duration -
-				       (double)(time_t)lo->duration) *
-				      1e6);
-		if (!it.it_value.tv_sec && !it.it_value.tv_usec)
+			(suseconds_t)(lo->duration % 1000000000 / 1000);
+		/* 1 us at least: a timer of 0 is none */
+		if (lo->duration < 1000)
 			it.it_value.tv_usec = 1;
-		sigaction(SIGALRM, &sa, NULL);
+		sigaction(SIGALRM,
+			  &(struct sigaction){ .sa_handler = on_signal }, NULL);
 		setitimer(ITIMER_REAL, &it, NULL);
 	}
 	fprintf(stderr,
 		"kmapstack: tracing kmap_stack events (instance %s), %s\n",
 		name,
-		lo->duration > 0 ? "until the duration is over" :
-				   "Ctrl-C to stop");
-	end = lo->duration > 0 ? now() + lo->duration : 0;
-	while (!live_stop && (!end || now() < end)) {
+		lo->duration ? "until the duration is over" : "Ctrl-C to stop");
+	while (!live_stop) {
 		tracefs_iterate_raw_events(tep, live_instance, NULL, 0,
 					   on_record, &c);
 		release_held(&c, 0);
@@ -306,10 +276,7 @@ out:
 		live_instance = NULL;
 	}
 	/* the report that follows is not interrupted half-way */
-	sa.sa_handler = SIG_DFL;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	on_signals(SIG_DFL);
 	decoder_free(&c.dec);
 	free(c.held);
 	tep_free(tep);

@@ -74,18 +74,6 @@ static int write_all(int fd, const unsigned char *p, size_t n)
 	return 0;
 }
 
-/* a trace.dat cut short or with a tail of zeros (tracedat_check.h) */
-static int check_tracedat(struct input_src *src, const char *path, char *err,
-			  size_t errlen)
-{
-	char why[256];
-
-	if (!tracedat_check(src->fd, src->size, why, sizeof(why)))
-		return 0;
-	snprintf(err, errlen, "%s: cannot read this trace.dat (%s)", path, why);
-	return -1;
-}
-
 /*
  * copy what is left of src->fd after the head to a temporary file, with
  * the progress line (MB read) from the first bytes
@@ -99,11 +87,8 @@ static int spool(struct input_src *src, const struct input_info *info,
 	ssize_t n;
 
 	progress_start(&prog, info->progress, info->path, 0);
-	if (fd < 0 || write_all(fd, src->head, src->nhead)) {
-		snprintf(err, errlen, "%s: cannot copy the input to TMPDIR: %s",
-			 path, strerror(errno));
-		goto fail;
-	}
+	if (fd < 0 || write_all(fd, src->head, src->nhead))
+		goto copy_failed;
 	while ((n = read(src->fd, buf, sizeof(buf))) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -111,12 +96,8 @@ static int spool(struct input_src *src, const struct input_info *info,
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			goto fail;
 		}
-		if (write_all(fd, buf, (size_t)n)) {
-			snprintf(err, errlen,
-				 "%s: cannot copy the input to TMPDIR: %s",
-				 path, strerror(errno));
-			goto fail;
-		}
+		if (write_all(fd, buf, (size_t)n))
+			goto copy_failed;
 		src->size += (unsigned long long)n;
 		progress_update(&prog, src->size);
 	}
@@ -127,6 +108,9 @@ static int spool(struct input_src *src, const struct input_info *info,
 	src->nhead = 0;
 	snprintf(src->path, sizeof(src->path), "/proc/self/fd/%d", fd);
 	return 0;
+copy_failed:
+	snprintf(err, errlen, "%s: cannot copy the input to TMPDIR: %s", path,
+		 strerror(errno));
 fail:
 	progress_end(&prog);
 	if (fd >= 0)
@@ -139,6 +123,7 @@ int input_open(const char *path, const struct input_info *info,
 {
 	/* in messages: as the other messages name it ('<stdin>') */
 	const char *name = info->path ? info->path : path;
+	char why[256];
 	struct stat st;
 	ssize_t n;
 
@@ -176,10 +161,10 @@ int input_open(const char *path, const struct input_info *info,
 	}
 	src->kind = kind_of(src->head, src->nhead);
 	if (src->kind < 0) {
-		snprintf(err, errlen,
-			 "%s: not a trace.dat file nor trace text "
-			 "(unknown format)",
-			 name);
+		snprintf(
+			err, errlen,
+			"%s: not a trace.dat file nor trace text (unknown format)",
+			name);
 		goto fail;
 	}
 	src->size = src->regular ? (unsigned long long)st.st_size : src->nhead;
@@ -195,9 +180,13 @@ int input_open(const char *path, const struct input_info *info,
 	if (src->kind != INPUT_TEXT && !src->regular &&
 	    spool(src, info, name, err, errlen))
 		goto fail;
+	/* a trace.dat cut short or with a tail of zeros (tracedat_check.h) */
 	if (src->kind == INPUT_TRACEDAT &&
-	    check_tracedat(src, name, err, errlen))
+	    tracedat_check(src->fd, src->size, why, sizeof(why))) {
+		snprintf(err, errlen, "%s: cannot read this trace.dat (%s)",
+			 name, why);
 		goto fail;
+	}
 	return 0;
 fail:
 	input_close(src);
@@ -209,11 +198,6 @@ void input_close(struct input_src *src)
 	if (src->fd > STDERR_FILENO)
 		close(src->fd);
 	src->fd = -1;
-}
-
-void input_set_clock(struct input_info *info, const char *clock)
-{
-	snprintf(info->clock, sizeof(info->clock), "%s", clock ? clock : "");
 }
 
 /* see the trace_clock list in Documentation/trace/ftrace.rst */

@@ -97,46 +97,36 @@ int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 		_exit(127);
 	}
 	close(pfd[1]);
-	memset(&text, 0, sizeof(text));
-	text.fd = pfd[0];
-	text.kind = INPUT_TEXT;
+	text = (struct input_src){ .fd = pfd[0], .kind = INPUT_TEXT };
 	ret = input_text(&text, r, info, err, errlen);
 	close(pfd[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-		if (file)
-			snprintf(err, errlen,
-				 "%s: a perf.data file, and perf is not "
-				 "installed here: run 'perf script --ns -i %s "
-				 "| kmapstack check -' where it is",
-				 info->path, file);
-		else
-			snprintf(err, errlen,
-				 "%s: a perf.data file, and perf is not "
-				 "installed here: save it to a file and run "
-				 "'perf script --ns -i FILE | kmapstack check "
-				 "-' where it is",
-				 info->path);
+		snprintf(
+			err, errlen,
+			"%s: a perf.data file, and perf is not installed here: %srun 'perf script --ns -i %s | kmapstack check -' where it is",
+			info->path, file ? "" : "save it to a file and ",
+			file ? file : "FILE");
 		ret = -1;
 	} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 
 		if (!perf_says(errs, why, sizeof(why)))
-			snprintf(why, sizeof(why), "%s",
-				 file ? "run it to see why" :
-					"save it to a file and run 'perf "
-					"script --ns -i FILE' to see why");
+			snprintf(
+				why, sizeof(why), "%s",
+				file ? "run it to see why" :
+				       "save it to a file and run 'perf script --ns -i FILE' to see why");
 		if (file)
-			snprintf(err, errlen,
-				 "%s: 'perf script --ns -i %s' failed (exit "
-				 "%d): %s",
-				 info->path, file, code, why);
+			snprintf(
+				err, errlen,
+				"%s: 'perf script --ns -i %s' failed (exit %d): %s",
+				info->path, file, code, why);
 		else
-			snprintf(err, errlen,
-				 "%s: 'perf script --ns' failed on it (exit "
-				 "%d): %s",
-				 info->path, code, why);
+			snprintf(
+				err, errlen,
+				"%s: 'perf script --ns' failed on it (exit %d): %s",
+				info->path, code, why);
 		ret = -1;
 	}
 	if (errs)

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "input.h"
@@ -20,7 +19,6 @@ static void text_line(const char *line, size_t len, struct replay *r,
 {
 	struct text_line tl;
 
-	info->lines++;
 	if (len > MAX_LINE)
 		return;
 	switch (text_parse_line(line, len, &tl)) {
@@ -116,7 +114,6 @@ static int text_lines(struct input_src *src, struct replay *r,
 		}
 		if (p == buf && have == READ_BUF) {
 			/* a line longer than the buffer: not a trace line */
-			info->lines++;
 			skip = 1;
 			p = end;
 		} else if (eof && p < end) {
@@ -146,15 +143,11 @@ int input_text(struct input_src *src, struct replay *r, struct input_info *info,
 	/* the times are printed in ns: say when they are rounded */
 	if (info->ts_digits == 6)
 		fprintf(stderr,
-			"kmapstack: warning: %s: its timestamps are in whole "
-			"microseconds (6 decimals): the times printed in ns are "
-			"rounded to microseconds; trace-cmd report -t or perf "
-			"script --ns print ns\n",
+			"kmapstack: warning: %s: its timestamps are in whole microseconds (6 decimals): the times printed in ns are rounded to microseconds; trace-cmd report -t or perf script --ns print ns\n",
 			info->path);
 	else if (info->ts_digits < 9)
 		fprintf(stderr,
-			"kmapstack: warning: %s: its timestamps have %d "
-			"decimals: the times printed in ns are rounded\n",
+			"kmapstack: warning: %s: its timestamps have %d decimals: the times printed in ns are rounded\n",
 			info->path, info->ts_digits);
 	return 0;
 }

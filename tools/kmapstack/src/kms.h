@@ -81,7 +81,7 @@ const char *kms_ctx_name(int ctx);
 const char *kms_kind_name(int kind);
 /* the kind number of a name, 0 if none */
 int kms_kind_from_name(const char *name);
-/* the stack context whose leaks a kernel leak kind reports */
+/* the stack context whose leaks a leak kind reports, -1: no leak kind */
 int kms_leak_kind_ctx(int kind);
 int kms_kind_is_leak(int kind);
 /* kinds that the kernel reports without touching the stacks */

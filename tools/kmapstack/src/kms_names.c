@@ -7,23 +7,35 @@
 static const char *const ctx_names[KMS_CTX_NR] = { "task", "softirq", "hardirq",
 						   "nmi" };
 
-static const char *const kind_names[KMS_KIND_NR] = {
-	[KMS_MISMATCH] = "mismatch",
-	[KMS_UNKNOWN] = "unknown",
-	[KMS_CROSS_CONTEXT] = "cross_context",
-	[KMS_OVERFLOW] = "overflow",
-	[KMS_LEAK_HARDIRQ] = "leak_hardirq",
-	[KMS_LEAK_SOFTIRQ] = "leak_softirq",
-	[KMS_FLAVOUR] = "flavour",
-	[KMS_DEPTH] = "depth",
-	[KMS_LEAK_NMI] = "leak_nmi",
-	[KMS_LEAK_WORK] = "leak_work",
-	[KMS_LEAK_USER] = "leak_user",
-	[KMS_LEAK_EXIT] = "leak_exit",
-	[KMS_LEAK_MODULE] = "leak_module",
-	[KMS_LEAK_TASK] = "leak_task",
-	[KMS_HELD_AT_END] = "held_at_end",
+#define NO_LEAK (-1)
+
+/* each kind: its name, the context whose leaks it reports, a report only */
+static const struct {
+	const char *name;
+	int leak_ctx;
+	int report_only; /* the kernel reports it without touching the stacks */
+} kinds[KMS_KIND_NR] = {
+	[KMS_MISMATCH] = { "mismatch", NO_LEAK, 0 },
+	[KMS_UNKNOWN] = { "unknown", NO_LEAK, 0 },
+	[KMS_CROSS_CONTEXT] = { "cross_context", NO_LEAK, 0 },
+	[KMS_OVERFLOW] = { "overflow", NO_LEAK, 1 },
+	[KMS_LEAK_HARDIRQ] = { "leak_hardirq", KMS_CTX_HARDIRQ, 0 },
+	[KMS_LEAK_SOFTIRQ] = { "leak_softirq", KMS_CTX_SOFTIRQ, 0 },
+	[KMS_FLAVOUR] = { "flavour", NO_LEAK, 1 },
+	[KMS_DEPTH] = { "depth", NO_LEAK, 1 },
+	[KMS_LEAK_NMI] = { "leak_nmi", KMS_CTX_NMI, 0 },
+	[KMS_LEAK_WORK] = { "leak_work", KMS_CTX_TASK, 0 },
+	[KMS_LEAK_USER] = { "leak_user", KMS_CTX_TASK, 0 },
+	[KMS_LEAK_EXIT] = { "leak_exit", KMS_CTX_TASK, 0 },
+	[KMS_LEAK_MODULE] = { "leak_module", NO_LEAK, 1 },
+	[KMS_LEAK_TASK] = { "leak_task", KMS_CTX_TASK, 0 },
+	[KMS_HELD_AT_END] = { "held_at_end", NO_LEAK, 0 },
 };
+
+static int valid(int kind)
+{
+	return kind > 0 && kind < KMS_KIND_NR;
+}
 
 const char *kms_ctx_name(int ctx)
 {
@@ -34,15 +46,13 @@ const char *kms_ctx_name(int ctx)
 
 const char *kms_kind_name(int kind)
 {
-	if (kind <= 0 || kind >= KMS_KIND_NR)
-		return "invalid";
-	return kind_names[kind];
+	return valid(kind) ? kinds[kind].name : "invalid";
 }
 
 int kms_kind_from_name(const char *name)
 {
 	for (int k = 1; k < KMS_KIND_NR; k++)
-		if (!strcmp(name, kind_names[k]))
+		if (!strcmp(name, kinds[k].name))
 			return k;
 	/* the first series' kinds, in old trace text: softirq leaks */
 	if (!strcmp(name, "leak_tasklet") || !strcmp(name, "leak_timer"))
@@ -50,43 +60,17 @@ int kms_kind_from_name(const char *name)
 	return 0;
 }
 
-int kms_kind_is_leak(int kind)
-{
-	switch (kind) {
-	case KMS_LEAK_HARDIRQ:
-	case KMS_LEAK_SOFTIRQ:
-	case KMS_LEAK_NMI:
-	case KMS_LEAK_WORK:
-	case KMS_LEAK_USER:
-	case KMS_LEAK_EXIT:
-	case KMS_LEAK_TASK:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 int kms_kind_is_report_only(int kind)
 {
-	return kind == KMS_OVERFLOW || kind == KMS_FLAVOUR ||
-	       kind == KMS_DEPTH || kind == KMS_LEAK_MODULE;
+	return valid(kind) && kinds[kind].report_only;
 }
 
 int kms_leak_kind_ctx(int kind)
 {
-	switch (kind) {
-	case KMS_LEAK_HARDIRQ:
-		return KMS_CTX_HARDIRQ;
-	case KMS_LEAK_SOFTIRQ:
-		return KMS_CTX_SOFTIRQ;
-	case KMS_LEAK_NMI:
-		return KMS_CTX_NMI;
-	case KMS_LEAK_WORK:
-	case KMS_LEAK_USER:
-	case KMS_LEAK_EXIT:
-	case KMS_LEAK_TASK:
-		return KMS_CTX_TASK;
-	default:
-		return -1;
-	}
+	return valid(kind) ? kinds[kind].leak_ctx : NO_LEAK;
+}
+
+int kms_kind_is_leak(int kind)
+{
+	return kms_leak_kind_ctx(kind) != NO_LEAK;
 }

@@ -11,13 +11,11 @@
 struct ksym {
 	unsigned long long addr;
 	char *name;
-	const char *mod; /* "" for the kernel's own */
+	char *mod; /* NULL for the kernel's own */
 };
 
 static struct ksym *syms;
 static int nsyms;
-static char **mods;
-static int nmods;
 
 /* kallsyms has no sizes: a function is taken to end 64 KiB on at most */
 #define MAX_FUNC_SIZE 0x10000
@@ -27,16 +25,6 @@ static int by_addr(const void *a, const void *b)
 	const struct ksym *x = a, *y = b;
 
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-static const char *mod_name(const char *s, size_t n)
-{
-	for (int i = 0; i < nmods; i++)
-		if (strlen(mods[i]) == n && !memcmp(mods[i], s, n))
-			return mods[i];
-	mods = xrealloc(mods, sizeof(*mods) * (size_t)(nmods + 1));
-	mods[nmods] = xstrndup(s, n);
-	return mods[nmods++];
 }
 
 int ksyms_load(const char *path, char *err, size_t errlen)
@@ -64,12 +52,10 @@ int ksyms_load(const char *path, char *err, size_t errlen)
 		syms = xgrow(syms, &cap, nsyms + 1, sizeof(*syms));
 		syms[nsyms].addr = addr;
 		syms[nsyms].name = xstrndup(name, strlen(name));
-		syms[nsyms].mod = "";
-		if (n == 4 && mod[0] == '[') {
-			size_t len = strcspn(mod + 1, "]");
-
-			syms[nsyms].mod = mod_name(mod + 1, len);
-		}
+		syms[nsyms].mod = NULL;
+		if (n == 4 && mod[0] == '[')
+			syms[nsyms].mod =
+				xstrndup(mod + 1, strcspn(mod + 1, "]"));
 		nsyms++;
 	}
 	fclose(fp);
@@ -99,7 +85,7 @@ int ksyms_name(unsigned long long addr, char *buf, size_t len)
 	}
 	if (i < 0 || addr - syms[i].addr >= MAX_FUNC_SIZE)
 		return 0;
-	if (syms[i].mod[0])
+	if (syms[i].mod)
 		snprintf(buf, len, "%s+0x%llx [%s]", syms[i].name,
 			 addr - syms[i].addr, syms[i].mod);
 	else
@@ -110,13 +96,11 @@ int ksyms_name(unsigned long long addr, char *buf, size_t len)
 
 void ksyms_free(void)
 {
-	for (int i = 0; i < nsyms; i++)
+	for (int i = 0; i < nsyms; i++) {
 		free(syms[i].name);
+		free(syms[i].mod);
+	}
 	free(syms);
-	for (int i = 0; i < nmods; i++)
-		free(mods[i]);
-	free(mods);
 	syms = NULL;
-	mods = NULL;
-	nsyms = nmods = 0;
+	nsyms = 0;
 }

@@ -9,7 +9,6 @@
  * Exit status: 0 clean, 1 violations found, 2 usage or input error.
  */
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,18 +31,33 @@
 #define EXIT_VIOLATIONS 1
 #define EXIT_USAGE 2
 
+struct cmd {
+	unsigned int kinds; /* --kind: a bit per kind */
+	int mode;
+	int help; /* -h: the help of the command, then exit 0 */
+	int top_set; /* --top given: --hold-threshold leaves it */
+	int fail_on_gaps;
+	int live;
+	int json, folded, svg;
+	const char *output, *kallsyms;
+	char **rest; /* the words after the command, options and files */
+	int nrest;
+	char **files;
+	int nfiles;
+	struct live_opts lo;
+	struct kms_opts o;
+	struct kms_filter filter;
+};
+
+/* the command line: a flag option sets its field itself */
+static struct cmd cmd;
+
 enum {
-	OPT_JSON = 256,
-	OPT_FOLDED,
-	OPT_SVG,
-	OPT_THRESHOLD,
+	OPT_THRESHOLD = 256,
 	OPT_TOP,
 	OPT_MAXV,
-	OPT_STRICT,
-	OPT_NOPROGRESS,
 	OPT_DURATION,
 	OPT_TRACEFS,
-	OPT_FAIL_GAPS,
 	OPT_PID,
 	OPT_COMM,
 	OPT_CPU,
@@ -55,20 +69,20 @@ enum {
 };
 
 static const struct option long_opts[] = {
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "folded", no_argument, NULL, OPT_FOLDED },
-	{ "svg", no_argument, NULL, OPT_SVG },
+	{ "json", no_argument, &cmd.json, 1 },
+	{ "folded", no_argument, &cmd.folded, 1 },
+	{ "svg", no_argument, &cmd.svg, 1 },
 	{ "output", required_argument, NULL, 'o' },
 	{ "hold-threshold", required_argument, NULL, OPT_THRESHOLD },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "max-violations", required_argument, NULL, OPT_MAXV },
-	{ "strict", no_argument, NULL, OPT_STRICT },
-	{ "no-progress", no_argument, NULL, OPT_NOPROGRESS },
+	{ "strict", no_argument, &cmd.o.strict, 1 },
+	{ "no-progress", no_argument, &cmd.o.progress, 0 },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "tracefs", required_argument, NULL, OPT_TRACEFS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
-	{ "fail-on-gaps", no_argument, NULL, OPT_FAIL_GAPS },
+	{ "fail-on-gaps", no_argument, &cmd.fail_on_gaps, 1 },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "comm", required_argument, NULL, OPT_COMM },
 	{ "cpu", required_argument, NULL, OPT_CPU },
@@ -90,33 +104,17 @@ static int usage_error(const char *msg, const char *arg)
 	return EXIT_USAGE;
 }
 
-static int parse_count(const char *s, long long max, long long *v)
+/* a count from 0 to max */
+static int parse_count(const char *s, long long max, int *v)
 {
 	char *end;
 	long long x = strtoll(s, &end, 10);
 
 	if (!*s || *end || x < 0 || x > max)
 		return -1;
-	*v = x;
+	*v = (int)x;
 	return 0;
 }
-
-struct cmd {
-	unsigned int kinds; /* --kind: a bit per kind */
-	int mode;
-	int help; /* -h: the help of the command, then exit 0 */
-	int fail_on_gaps;
-	int live;
-	int json, folded, svg;
-	const char *output, *kallsyms;
-	char **rest; /* the words after the command, options and files */
-	int nrest;
-	char **files;
-	int nfiles;
-	struct live_opts lo;
-	struct kms_opts o;
-	struct kms_filter filter;
-};
 
 /* --kind mismatch,unknown: a bit per kind, added to *kinds */
 static int parse_kinds(const char *s, unsigned int *kinds)
@@ -152,117 +150,80 @@ static int kinds_error(const char *arg)
 }
 
 /* the options from optind on; GNU getopt moves the other words after them */
-static int parse_opts(int argc, char **argv, struct cmd *cmd, int *top_set)
+static int parse_opts(int argc, char **argv)
 {
-	unsigned long long ns;
-	long long v;
+	const char *bad = NULL; /* the message of a bad value */
 	int c;
 
-	while ((c = getopt_long(argc, argv, "o:hV", long_opts, NULL)) != -1) {
+	while (!bad &&
+	       (c = getopt_long(argc, argv, "o:hV", long_opts, NULL)) != -1) {
 		switch (c) {
-		case OPT_JSON:
-			cmd->json = 1;
-			break;
-		case OPT_FOLDED:
-			cmd->folded = 1;
-			break;
-		case OPT_SVG:
-			cmd->svg = 1;
+		case 0: /* a flag */
 			break;
 		case 'o':
-			cmd->output = optarg;
+			cmd.output = optarg;
 			break;
 		case OPT_THRESHOLD:
-			if (kms_parse_time(optarg, &cmd->o.hold_threshold))
-				return usage_error("bad --hold-threshold (a "
-						   "duration: 1ms, 250us)",
-						   optarg);
-			cmd->o.have_threshold = 1;
-			if (!*top_set)
-				cmd->o.top = 100;
+			if (kms_parse_time(optarg, &cmd.o.hold_threshold))
+				bad = "bad --hold-threshold (a duration: 1ms, 250us)";
+			cmd.o.have_threshold = 1;
+			if (!cmd.top_set)
+				cmd.o.top = 100;
 			break;
 		case OPT_TOP:
-			if (parse_count(optarg, 1000000, &v))
-				return usage_error("bad --top", optarg);
-			cmd->o.top = (int)v;
-			*top_set = 1;
+			if (parse_count(optarg, 1000000, &cmd.o.top))
+				bad = "bad --top";
+			cmd.top_set = 1;
 			break;
 		case OPT_MAXV:
-			if (parse_count(optarg, 100000000, &v))
-				return usage_error("bad --max-violations",
-						   optarg);
-			cmd->o.max_findings = (int)v;
-			break;
-		case OPT_FAIL_GAPS:
-			cmd->fail_on_gaps = 1;
-			break;
-		case OPT_STRICT:
-			cmd->o.strict = 1;
-			break;
-		case OPT_NOPROGRESS:
-			cmd->o.progress = 0;
+			if (parse_count(optarg, 100000000, &cmd.o.max_findings))
+				bad = "bad --max-violations";
 			break;
 		case OPT_DURATION:
-			if (kms_parse_time(optarg, &ns) || !ns ||
-			    ns > 10000000 * 1000000000ULL)
-				return usage_error("bad --duration (a duration:"
-						   " 10, 10s, 500ms)",
-						   optarg);
-			cmd->lo.duration = (double)ns / 1e9;
+			if (kms_parse_time(optarg, &cmd.lo.duration) ||
+			    !cmd.lo.duration ||
+			    cmd.lo.duration > 10000000 * 1000000000ULL)
+				bad = "bad --duration (a duration: 10, 10s, 500ms)";
 			break;
 		case OPT_TRACEFS:
-			cmd->lo.tracefs = optarg;
+			cmd.lo.tracefs = optarg;
 			break;
 		case OPT_BUFSIZE:
-			if (parse_count(optarg, 1 << 30, &v) || !v)
-				return usage_error("bad --buffer-size (KB per "
-						   "CPU)",
-						   optarg);
-			cmd->lo.buffer_kb = (int)v;
+			if (parse_count(optarg, 1 << 30, &cmd.lo.buffer_kb) ||
+			    !cmd.lo.buffer_kb)
+				bad = "bad --buffer-size (KB per CPU)";
 			break;
 		case OPT_PID:
-			if (filter_add_pids(&cmd->filter, optarg))
-				return usage_error("bad --pid (pids: 12,34)",
-						   optarg);
+			if (filter_add_pids(&cmd.filter, optarg))
+				bad = "bad --pid (pids: 12,34)";
 			break;
 		case OPT_COMM:
-			if (filter_add_comms(&cmd->filter, optarg))
-				return usage_error(
-					"bad --comm (names: bash,dd)", optarg);
+			if (filter_add_comms(&cmd.filter, optarg))
+				bad = "bad --comm (names: bash,dd)";
 			break;
 		case OPT_CPU:
-			if (filter_add_cpus(&cmd->filter, optarg))
-				return usage_error("bad --cpu (CPUs: 0,2-3)",
-						   optarg);
+			if (filter_add_cpus(&cmd.filter, optarg))
+				bad = "bad --cpu (CPUs: 0,2-3)";
 			break;
 		case OPT_SINCE:
+			if (kms_parse_time(optarg, &cmd.filter.since))
+				bad = "bad --since (a time: 12.5, 12500ms)";
+			cmd.filter.have_since = cmd.filter.active = 1;
+			break;
 		case OPT_UNTIL:
-			if (kms_parse_time(optarg, &ns))
-				return usage_error(
-					c == OPT_SINCE ?
-						"bad --since (a "
-						"time: 12.5, 12500ms)" :
-						"bad --until (a "
-						"time: 12.5, 12500ms)",
-					optarg);
-			cmd->filter.active = 1;
-			if (c == OPT_SINCE) {
-				cmd->filter.have_since = 1;
-				cmd->filter.since = ns;
-			} else {
-				cmd->filter.have_until = 1;
-				cmd->filter.until = ns;
-			}
+			if (kms_parse_time(optarg, &cmd.filter.until))
+				bad = "bad --until (a time: 12.5, 12500ms)";
+			cmd.filter.have_until = cmd.filter.active = 1;
 			break;
 		case OPT_KIND:
-			if (parse_kinds(optarg, &cmd->kinds))
+			if (parse_kinds(optarg, &cmd.kinds))
 				return kinds_error(optarg);
 			break;
 		case OPT_KALLSYMS:
-			cmd->kallsyms = optarg;
+			cmd.kallsyms = optarg;
 			break;
 		case 'h':
-			cmd->help = 1;
+			cmd.help = 1;
 			break;
 		case 'V':
 			printf("kmapstack %s\n", KMS_VERSION);
@@ -273,75 +234,73 @@ static int parse_opts(int argc, char **argv, struct cmd *cmd, int *top_set)
 			return EXIT_USAGE;
 		}
 	}
-	return 0;
+	return bad ? usage_error(bad, optarg) : 0;
 }
 
 /* -o names one of the inputs: refused before anything is read */
-static int output_is_input(const struct cmd *cmd)
+static int output_is_input(void)
 {
 	struct stat o, in;
 
-	if (!cmd->output || stat(cmd->output, &o))
+	if (!cmd.output || stat(cmd.output, &o))
 		return 0;
-	for (int i = 0; i < cmd->nfiles; i++) {
-		if (strcmp(cmd->files[i], "-") ? stat(cmd->files[i], &in) :
-						 fstat(STDIN_FILENO, &in))
+	for (int i = 0; i < cmd.nfiles; i++) {
+		if (strcmp(cmd.files[i], "-") ? stat(cmd.files[i], &in) :
+						fstat(STDIN_FILENO, &in))
 			continue;
 		if (in.st_dev == o.st_dev && in.st_ino == o.st_ino) {
 			fprintf(stderr,
-				"kmapstack: -o %s: is an input, not written "
-				"over\n",
-				cmd->output);
+				"kmapstack: -o %s: is an input, not written over\n",
+				cmd.output);
 			return 1;
 		}
 	}
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct cmd *cmd)
+static int parse_args(int argc, char **argv)
 {
 	char *argv0 = argv[0];
 	const char *sub = NULL;
-	int top_set = 0, ret;
+	int ret;
 
-	memset(cmd, 0, sizeof(*cmd));
-	kms_opts_default(&cmd->o);
+	memset(&cmd, 0, sizeof(cmd));
+	kms_opts_default(&cmd.o);
 	/* getopt's messages start with argv[0] */
 	argv[0] = "kmapstack";
 	optind = 1;
 	opterr = 1;
-	ret = parse_opts(argc, argv, cmd, &top_set);
+	ret = parse_opts(argc, argv);
 	if (!ret && optind < argc) {
 		/*
 		 * What follows the command, again (POSIXLY_CORRECT stops
 		 * getopt there); optind 0 starts getopt afresh at [1]
 		 */
 		sub = argv[optind];
-		cmd->rest =
-			xcalloc((size_t)(argc - optind + 1), sizeof(char *));
-		cmd->rest[0] = argv[0];
+		cmd.rest = xcalloc((size_t)(argc - optind + 1), sizeof(char *));
+		cmd.rest[0] = argv[0];
 		for (int i = optind + 1; i < argc; i++)
-			cmd->rest[i - optind] = argv[i];
-		cmd->nrest = argc - optind;
+			cmd.rest[i - optind] = argv[i];
+		cmd.nrest = argc - optind;
 		/* after '--' (GNU getopt puts it before the command) files */
 		if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
 			optind = 1;
 		} else {
 			optind = 0;
-			ret = parse_opts(cmd->nrest, cmd->rest, cmd, &top_set);
+			ret = parse_opts(cmd.nrest, cmd.rest);
 		}
-		cmd->files = cmd->rest + optind;
-		cmd->nfiles = cmd->nrest - optind;
+		cmd.files = cmd.rest + optind;
+		cmd.nfiles = cmd.nrest - optind;
 	}
 	argv[0] = argv0;
 	if (ret)
 		return ret;
 	/* kmapstack help [COMMAND], kmapstack [COMMAND] --help */
 	if (sub && !strcmp(sub, "help")) {
-		cmd->help = 1;
-		sub = cmd->nfiles ? cmd->files[0] : NULL;
+		cmd.help = 1;
+		sub = cmd.nfiles ? cmd.files[0] : NULL;
 	}
-	if (cmd->help) {
+	if (cmd.help) {
 		if (sub && usage_command(sub) < 0)
 			return usage_error("unknown command", sub);
 		/* record's own help: kmapstack record --help */
@@ -356,37 +315,37 @@ static int parse_args(int argc, char **argv, struct cmd *cmd)
 	if (!sub)
 		return usage_error("no command", NULL);
 	if (!strcmp(sub, "report"))
-		cmd->mode = MODE_REPORT;
+		cmd.mode = MODE_REPORT;
 	else if (!strcmp(sub, "check"))
-		cmd->mode = MODE_CHECK;
+		cmd.mode = MODE_CHECK;
 	else if (!strcmp(sub, "stats"))
-		cmd->mode = MODE_STATS;
+		cmd.mode = MODE_STATS;
 	else if (!strcmp(sub, "live"))
-		cmd->mode = MODE_REPORT, cmd->live = 1;
+		cmd.mode = MODE_REPORT, cmd.live = 1;
 	else if (!strcmp(sub, "record"))
-		return usage_error("the options before 'record' are one word "
-				   "each (--kallsyms=FILE)",
-				   NULL);
+		return usage_error(
+			"the options before 'record' are one word each (--kallsyms=FILE)",
+			NULL);
 	else
 		return usage_error("unknown command", sub);
-	if (cmd->json + cmd->folded + cmd->svg > 1)
+	if (cmd.json + cmd.folded + cmd.svg > 1)
 		return usage_error(
 			"--json, --folded and --svg exclude each other", NULL);
-	if (cmd->filter.have_since && cmd->filter.have_until &&
-	    cmd->filter.since > cmd->filter.until)
+	if (cmd.filter.have_since && cmd.filter.have_until &&
+	    cmd.filter.since > cmd.filter.until)
 		return usage_error("--since is after --until", NULL);
-	if (cmd->live && cmd->nfiles)
-		return usage_error("live takes no file", cmd->files[0]);
-	if (!cmd->live && !cmd->nfiles)
+	if (cmd.live && cmd.nfiles)
+		return usage_error("live takes no file", cmd.files[0]);
+	if (!cmd.live && !cmd.nfiles)
 		return usage_error("no input file", NULL);
-	if (output_is_input(cmd))
+	if (output_is_input())
 		return EXIT_USAGE;
-	if (!cmd->live &&
-	    (cmd->lo.duration > 0 || cmd->lo.tracefs || cmd->lo.buffer_kb))
+	if (!cmd.live &&
+	    (cmd.lo.duration || cmd.lo.tracefs || cmd.lo.buffer_kb))
 		return usage_error(
 			"--duration, --buffer-size and --tracefs are for live",
 			NULL);
-	cmd->o.paths = cmd->folded;
+	cmd.o.paths = cmd.folded;
 	return 0;
 }
 
@@ -398,7 +357,6 @@ static void memstat(void)
 {
 	FILE *fp;
 	char line[256];
-
 	struct rusage self, kids;
 
 	if (!getenv("KMAPSTACK_MEMSTAT"))
@@ -443,22 +401,21 @@ static int gaps_warning(const struct findings *f, int fail)
 		fputc(';', stderr);
 	if (held)
 		fprintf(stderr,
-			" %lld mapping%s still held at the end (on %lld "
-			"stack%s)",
+			" %lld mapping%s still held at the end (on %lld stack%s)",
 			n, n == 1 ? "" : "s", held, held == 1 ? "" : "s");
 	fprintf(stderr, "%s\n",
 		fail ? "" : "; --fail-on-gaps makes this an error");
 	return fail;
 }
 
-static int run_input(const char *path, struct cmd *cmd, struct replay *r,
+static int run_input(const char *path, struct replay *r,
 		     struct input_info *info, char *err, size_t errlen)
 {
 	struct input_src src;
 	int ret;
 
 	info->path = strcmp(path, "-") ? path : "<stdin>";
-	info->progress = cmd->o.progress;
+	info->progress = cmd.o.progress;
 	if (input_open(path, info, &src, err, errlen))
 		return -1;
 	switch (src.kind) {
@@ -478,7 +435,6 @@ static int run_input(const char *path, struct cmd *cmd, struct replay *r,
 
 int main(int argc, char **argv)
 {
-	struct cmd cmd;
 	struct stats st;
 	struct findings f;
 	struct input_info *inputs;
@@ -490,16 +446,12 @@ int main(int argc, char **argv)
 	ret = kms_record_main(argc, argv);
 	if (ret >= 0)
 		return ret;
-	ret = parse_args(argc, argv, &cmd);
-	if (ret) {
-		filter_free(&cmd.filter);
-		free(cmd.rest);
+	/* (what cmd holds is freed at the end of a run, else at exit) */
+	ret = parse_args(argc, argv);
+	if (ret)
 		return ret < 0 ? 0 : ret;
-	}
 	if (cmd.kallsyms && ksyms_load(cmd.kallsyms, err, sizeof(err))) {
 		fprintf(stderr, "kmapstack: --kallsyms: %s\n", err);
-		filter_free(&cmd.filter);
-		free(cmd.rest);
 		return EXIT_USAGE;
 	}
 	ninputs = cmd.live ? 1 : cmd.nfiles;
@@ -510,9 +462,7 @@ int main(int argc, char **argv)
 	findings_init(&f, cmd.o.max_findings);
 	f.kinds = cmd.kinds;
 	for (int i = 0; i < ninputs; i++) {
-		struct replay *r = replay_new(&st, &f, i);
-
-		replay_set_filter(r, &cmd.filter);
+		struct replay *r = replay_new(&st, &f, i, &cmd.filter);
 
 		if (cmd.live) {
 			/* violations as they come: on stdout unless it
@@ -525,7 +475,7 @@ int main(int argc, char **argv)
 			ret = input_live(&cmd.lo, r, &inputs[i], err,
 					 sizeof(err));
 		} else
-			ret = run_input(cmd.files[i], &cmd, r, &inputs[i], err,
+			ret = run_input(cmd.files[i], r, &inputs[i], err,
 					sizeof(err));
 		/* the other inputs are read and reported all the same */
 		if (ret) {
@@ -553,13 +503,13 @@ int main(int argc, char **argv)
 		}
 	}
 	findings_end(&f);
-	rc.o = &cmd.o;
-	rc.st = &st;
-	rc.f = &f;
-	rc.inputs = inputs;
-	rc.ninputs = ninputs;
-	rc.mode = cmd.mode;
-	rc.filtered = cmd.filter.active;
+	rc = (struct report_ctx){ .o = &cmd.o,
+				  .st = &st,
+				  .f = &f,
+				  .inputs = inputs,
+				  .ninputs = ninputs,
+				  .mode = cmd.mode,
+				  .filtered = cmd.filter.active };
 	if (cmd.json)
 		report_json(out, &rc);
 	else if (cmd.svg)
@@ -570,9 +520,8 @@ int main(int argc, char **argv)
 		report_text(out, &rc);
 	status = findings_violations(&f, cmd.o.strict) ? EXIT_VIOLATIONS : 0;
 	if (cmd.filter.active && !st.events)
-		fprintf(stderr, "kmapstack: warning: no event passed the "
-				"filters (--pid, --comm, --cpu, --since, "
-				"--until)\n");
+		fprintf(stderr,
+			"kmapstack: warning: no event passed the filters (--pid, --comm, --cpu, --since, --until)\n");
 	if (gaps_warning(&f, cmd.fail_on_gaps))
 		status = EXIT_VIOLATIONS;
 	if (fflush(out) || (out != stdout && fclose(out))) {

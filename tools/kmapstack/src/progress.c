@@ -32,17 +32,14 @@ void progress_update(struct progress *p, unsigned long long done)
 	if (t - p->last < 0.25)
 		return;
 	p->last = t;
-	if (!p->total) {
-		/* a pipe: its size is not known */
+	if (!p->total) /* a pipe: its size is not known */
 		fprintf(stderr, "\rkmapstack: %s: %llu MB", p->label,
 			done >> 20);
-		fflush(stderr);
-		return;
-	}
-	if (done > p->total)
-		done = p->total;
-	fprintf(stderr, "\rkmapstack: %s: %3d%%", p->label,
-		(int)(100.0 * (double)done / (double)p->total));
+	else
+		fprintf(stderr, "\rkmapstack: %s: %3d%%", p->label,
+			(int)(100.0 *
+			      (double)(done < p->total ? done : p->total) /
+			      (double)p->total));
 	fflush(stderr);
 }
 

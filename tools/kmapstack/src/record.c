@@ -34,8 +34,7 @@
 #define EXIT_CMD_FAILED 3
 
 static const char record_help[] =
-	"usage: kmapstack [check options] record [trace-cmd record options] -- "
-	"CMD [ARG...]\n"
+	"usage: kmapstack [check options] record [trace-cmd record options] -- CMD [ARG...]\n"
 	"Runs 'trace-cmd record -e kmap_stack' around CMD (a per-CPU buffer of\n"
 	"64 MiB within a quarter of the available memory unless -b is given;\n"
 	"the recorder at nice -10, CMD at its own), saves /proc/kallsyms beside\n"
@@ -200,9 +199,7 @@ static int save_kallsyms(const char *path)
 	in = fopen(from, "r");
 	if (!in) {
 		fprintf(stderr,
-			"kmapstack: record: warning: %s: %s; the functions "
-			"of modules loaded during the recording stay "
-			"addresses\n",
+			"kmapstack: record: warning: %s: %s; the functions of modules loaded during the recording stay addresses\n",
 			from, strerror(errno));
 		return -1;
 	}
@@ -228,31 +225,21 @@ static int save_kallsyms(const char *path)
 	ksyms_free();
 	unlink(path);
 	fprintf(stderr,
-		"kmapstack: record: warning: %s (the addresses are hidden "
-		"unless run as root); the functions of modules loaded during "
-		"the recording stay addresses\n",
+		"kmapstack: record: warning: %s (the addresses are hidden unless run as root); the functions of modules loaded during the recording stay addresses\n",
 		err);
 	return -1;
 }
 
-static int user_kallsyms(int checkc, char **checkv)
-{
-	for (int i = 0; i < checkc; i++)
-		if (!strncmp(checkv[i], "--kallsyms", 10))
-			return 1;
-	return 0;
-}
-
+/* the exit status of CMD that the workload's script wrote, -1 if none */
 static int read_status(const char *path)
 {
 	FILE *fp = fopen(path, "r");
-	int st = -1;
+	int st;
 
-	if (fp) {
-		if (fscanf(fp, "%d", &st) != 1)
-			st = -1;
+	if (!fp || fscanf(fp, "%d", &st) != 1)
+		st = -1;
+	if (fp)
 		fclose(fp);
-	}
 	return st;
 }
 
@@ -260,11 +247,11 @@ static int record(int argc, char **argv, int checkc, char **checkv)
 {
 	const char *out = "trace.dat";
 	int dashes = -1, user_buffer = 0, n = 0, script, status, st, verdict;
+	int user_ksyms = 0;
 	int fd;
-	char bufkb[32], statusf[] = "/tmp/kmapstack-record-XXXXXX";
+	char bufkb[32], statusp[4096];
 	char *ksyms, **tc, **ck;
 	const char *tmp = getenv("TMPDIR");
-	char *statusp;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {
@@ -288,20 +275,14 @@ static int record(int argc, char **argv, int checkc, char **checkv)
 		return EXIT_USAGE;
 	}
 	if (!on_path("trace-cmd"))
-		return rec_error("trace-cmd is not installed here (Debian: "
-				 "apt-get install trace-cmd)");
+		return rec_error(
+			"trace-cmd is not installed here (Debian: apt-get install trace-cmd)");
 
-	if (tmp && *tmp) {
-		statusp = xmalloc(strlen(tmp) + sizeof(statusf));
-		sprintf(statusp, "%s/%s", tmp, statusf + 5);
-	} else
-		statusp = xstrndup(statusf, strlen(statusf));
+	snprintf(statusp, sizeof(statusp), "%s/kmapstack-record-XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
 	fd = mkstemp(statusp);
-	if (fd < 0) {
-		rec_error("%s: %s", statusp, strerror(errno));
-		free(statusp);
-		return EXIT_USAGE;
-	}
+	if (fd < 0)
+		return rec_error("%s: %s", statusp, strerror(errno));
 	close(fd);
 
 	/* trace-cmd record -e kmap_stack [-b KB] OPTIONS sh -c SCRIPT ... */
@@ -347,11 +328,13 @@ static int record(int argc, char **argv, int checkc, char **checkv)
 	n = 0;
 	ck = xcalloc((size_t)checkc + 8, sizeof(char *));
 	ck[n++] = "kmapstack";
-	for (int i = 0; i < checkc; i++)
+	for (int i = 0; i < checkc; i++) {
 		ck[n++] = checkv[i];
+		user_ksyms |= !strncmp(checkv[i], "--kallsyms", 10);
+	}
 	ck[n++] = "check";
 	/* (a --kallsyms of the user's replaces it) */
-	if (!save_kallsyms(ksyms) && !user_kallsyms(checkc, checkv)) {
+	if (!save_kallsyms(ksyms) && !user_ksyms) {
 		ck[n++] = "--kallsyms";
 		ck[n++] = ksyms;
 	}
@@ -377,19 +360,17 @@ static int record(int argc, char **argv, int checkc, char **checkv)
 	free(ksyms);
 	if (!verdict && st != 0) {
 		if (st < 0)
-			rec_error("the command did not finish (no exit "
-				  "status): stopped by a signal, or trace-cmd "
-				  "ended first");
+			rec_error(
+				"the command did not finish (no exit status): stopped by a signal, or trace-cmd ended first");
 		else
-			rec_error("the command failed (exit %d); the trace is "
-				  "clean",
-				  st);
+			rec_error(
+				"the command failed (exit %d); the trace is clean",
+				st);
 		verdict = EXIT_CMD_FAILED;
 	} else if (st > 0)
 		rec_error("the command failed (exit %d)", st);
 out_tc:
 	unlink(statusp);
-	free(statusp);
 	free(tc);
 	return verdict;
 }

@@ -9,22 +9,10 @@
 #include "replay.h"
 #include "xalloc.h"
 
-struct entry {
-	unsigned long long addr;
-	unsigned long long pfn;
-	unsigned long long ts;
-	int site;
-	int node;
-	unsigned char ctx;
-	unsigned char flags;
-	unsigned char placeholder;
-};
-
 struct kstack {
-	struct entry *e;
+	struct frame *e;
 	int n, cap;
 	int unsynced;
-	int gap; /* the gap that unsynchronised it, -1 none */
 };
 
 struct task {
@@ -44,10 +32,7 @@ struct task {
  * preemptible while the report is printed on 64-bit).
  */
 struct pending {
-	int kind;
-	int caller, map_caller, top_caller;
-	unsigned long long addr, ts;
-	int depth, ctx, pid, cpu;
+	struct kms_event ev; /* its comm is not kept: see comm */
 	struct task *owner; /* ctx task: its task, else NULL */
 	char comm[17];
 };
@@ -55,7 +40,6 @@ struct pending {
 #define MAX_PENDING 8
 
 struct cpu {
-	int seen;
 	unsigned int gap_gen;
 	unsigned long long gap_ts;
 	int gap; /* its last gap, index in findings, -1 none */
@@ -92,31 +76,24 @@ static void stack_init(struct kstack *s)
 	memset(s, 0, sizeof(*s));
 	/* nothing is known of what happened before the trace */
 	s->unsynced = 1;
-	s->gap = -1;
-}
-
-static struct cpu *grow_cpus(struct replay *r, int cpu);
-
-static inline struct cpu *get_cpu(struct replay *r, int cpu)
-{
-	return cpu < r->ncpus ? &r->cpus[cpu] : grow_cpus(r, cpu);
 }
 
 static struct cpu *grow_cpus(struct replay *r, int cpu)
 {
-	int n = cpu + 1;
+	int old = r->ncpus;
 
-	r->cpus = xrealloc(r->cpus, sizeof(*r->cpus) * n);
-	for (int i = r->ncpus; i < n; i++) {
-		struct cpu *c = &r->cpus[i];
-
-		memset(c, 0, sizeof(*c));
+	r->cpus = xgrow_zero(r->cpus, &r->ncpus, cpu + 1, sizeof(*r->cpus));
+	for (int i = old; i < r->ncpus; i++) {
 		for (int x = 0; x < KMS_CTX_NR; x++)
-			stack_init(&c->irq[x]);
-		c->gap = -1;
+			stack_init(&r->cpus[i].irq[x]);
+		r->cpus[i].gap = -1;
 	}
-	r->ncpus = n;
 	return &r->cpus[cpu];
+}
+
+static inline struct cpu *get_cpu(struct replay *r, int cpu)
+{
+	return cpu < r->ncpus ? &r->cpus[cpu] : grow_cpus(r, cpu);
 }
 
 /* idle tasks all have pid 0: one per CPU */
@@ -125,11 +102,12 @@ static int task_key(int pid, int cpu)
 	return pid > 0 ? pid : -(cpu + 1);
 }
 
-static struct task *get_task(struct replay *r, struct cpu *c, int pid, int cpu,
+/* the task of ev, *created if it is new */
+static struct task *get_task(struct replay *r, struct cpu *c,
 			     const struct kms_event *ev, int *created)
 {
-	const char *comm = ev ? ev->comm : NULL;
-	int key = task_key(pid, cpu), i;
+	const char *comm = ev->comm;
+	int key = task_key(ev->pid, ev->cpu), i;
 	struct task *t = c->last_task;
 
 	*created = 0;
@@ -149,11 +127,11 @@ static struct task *get_task(struct replay *r, struct cpu *c, int pid, int cpu,
 	}
 	t = xcalloc(1, sizeof(*t));
 	t->key = key;
-	t->pid = pid;
+	t->pid = ev->pid;
 	t->last_cpu = -1;
 	stack_init(&t->st);
-	if (!comm && ev && ev->comm_of)
-		comm = ev->comm_of(ev->comm_priv, pid);
+	if (!comm && ev->comm_of)
+		comm = ev->comm_of(ev->comm_priv, ev->pid);
 	if (comm)
 		strncpy(t->comm, comm, sizeof(t->comm) - 1);
 	r->tasks = xgrow(r->tasks, &r->cap_tasks, r->ntasks + 1,
@@ -164,22 +142,22 @@ static struct task *get_task(struct replay *r, struct cpu *c, int pid, int cpu,
 	return t;
 }
 
-struct replay *replay_new(struct stats *st, struct findings *f, int file)
+struct replay *replay_new(struct stats *st, struct findings *f, int file,
+			  const struct kms_filter *filt)
 {
 	struct replay *r = xcalloc(1, sizeof(*r));
 
 	r->st = st;
 	r->f = f;
 	r->file = file;
+	r->filt = filt && filt->active ? filt : NULL;
 	return r;
 }
 
-static void stack_push(struct kstack *s, const struct entry *e)
+static void stack_push(struct kstack *s, const struct frame *e)
 {
-	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 8;
-		s->e = xrealloc(s->e, sizeof(*s->e) * s->cap);
-	}
+	if (s->n == s->cap) /* the common path makes no call */
+		s->e = xgrow(s->e, &s->cap, s->n + 1, sizeof(*s->e));
 	s->e[s->n++] = *e;
 }
 
@@ -226,22 +204,15 @@ static void stack_resync(struct kstack *s, int want)
 	if (s->n < want) {
 		int add = want - s->n;
 
-		if (want > s->cap) {
-			s->cap = want;
-			s->e = xrealloc(s->e, sizeof(*s->e) * s->cap);
-		}
+		s->e = xgrow(s->e, &s->cap, want, sizeof(*s->e));
 		memmove(&s->e[add], &s->e[0], sizeof(*s->e) * s->n);
-		for (int i = 0; i < add; i++) {
-			memset(&s->e[i], 0, sizeof(s->e[i]));
-			s->e[i].placeholder = 1;
-			s->e[i].site = KMS_NO_SITE;
-		}
+		for (int i = 0; i < add; i++)
+			s->e[i] = (struct frame){ .site = KMS_NO_SITE,
+						  .placeholder = 1 };
 		s->n = want;
 	}
-	if (!s->n) {
+	if (!s->n)
 		s->unsynced = 0;
-		s->gap = -1;
-	}
 }
 
 static void stack_unsync(struct replay *r, struct kstack *s, int gap)
@@ -249,7 +220,6 @@ static void stack_unsync(struct replay *r, struct kstack *s, int gap)
 	if (s->unsynced)
 		return;
 	s->unsynced = 1;
-	s->gap = gap;
 	if (gap >= 0 && gap < r->f->ngaps)
 		r->f->gaps[gap].resynced_tasks++;
 }
@@ -260,17 +230,6 @@ static struct kstack *stack_of(struct task *t, struct cpu *c, int ctx)
 	if (ctx <= KMS_CTX_TASK)
 		return &t->st;
 	return &c->irq[ctx];
-}
-
-static void frame_of(struct frame *fr, const struct entry *e)
-{
-	memset(fr, 0, sizeof(*fr));
-	fr->site = e->placeholder ? KMS_NO_SITE : e->site;
-	fr->addr = e->addr;
-	fr->ts = e->ts;
-	fr->ctx = e->ctx;
-	fr->flags = e->flags;
-	fr->placeholder = e->placeholder;
 }
 
 /* the stacks of ctx and below, innermost first, marking one entry */
@@ -286,9 +245,8 @@ static void snapshot(struct replay *r, int idx, struct task *t, struct cpu *c,
 		struct kstack *s = stack_of(t, c, k);
 
 		for (int i = s->n - 1; i >= 0; i--) {
-			struct frame fr;
+			struct frame fr = s->e[i];
 
-			frame_of(&fr, &s->e[i]);
 			fr.ctx = (unsigned char)k;
 			fr.marked = (s == mark_st && i == mark);
 			if (first && !fr.placeholder)
@@ -299,9 +257,10 @@ static void snapshot(struct replay *r, int idx, struct task *t, struct cpu *c,
 	}
 }
 
+/* a finding at ev, of ctx, about the stack of stack_ctx */
 static int new_finding(struct replay *r, int kind, int source,
 		       const struct kms_event *ev, struct task *t, int ctx,
-		       int stack_ctx)
+		       int stack_ctx, int map_caller, int depth)
 {
 	int idx = findings_add(r->f, kind);
 	struct finding *x = findings_get(r->f, idx);
@@ -317,13 +276,13 @@ static int new_finding(struct replay *r, int kind, int source,
 	x->stack_ctx = stack_ctx;
 	x->addr = ev->addr;
 	x->caller = ev->caller;
-	x->map_caller = KMS_NO_SITE;
+	x->map_caller = map_caller;
 	x->top_caller = KMS_NO_SITE;
-	x->depth = -1;
+	x->depth = depth;
 	return idx;
 }
 
-static void record_hold(struct replay *r, const struct entry *e,
+static void record_hold(struct replay *r, const struct frame *e,
 			const struct kms_event *ev, struct task *t)
 {
 	struct hold_rec h;
@@ -353,19 +312,13 @@ static int nesting(struct task *t, struct cpu *c)
 	return n;
 }
 
-static int replay_leak_kind(int ctx)
-{
-	switch (ctx) {
-	case KMS_CTX_HARDIRQ:
-		return KMS_LEAK_HARDIRQ;
-	case KMS_CTX_SOFTIRQ:
-		return KMS_LEAK_SOFTIRQ;
-	case KMS_CTX_NMI:
-		return KMS_LEAK_NMI;
-	default:
-		return KMS_LEAK_TASK;
-	}
-}
+/* the kind of a leak out of each context, as the replay finds it */
+static const int leak_kind[KMS_CTX_NR] = {
+	[KMS_CTX_TASK] = KMS_LEAK_TASK,
+	[KMS_CTX_SOFTIRQ] = KMS_LEAK_SOFTIRQ,
+	[KMS_CTX_HARDIRQ] = KMS_LEAK_HARDIRQ,
+	[KMS_CTX_NMI] = KMS_LEAK_NMI,
+};
 
 /* the event being replayed may end or resolve this report: its context's */
 static int pending_ours(const struct replay *r, const struct pending *p)
@@ -377,7 +330,7 @@ static int pending_ours(const struct replay *r, const struct pending *p)
 static int pending_take(struct replay *r, struct cpu *c, int leak)
 {
 	for (int i = 0; i < c->npend; i++)
-		if (kms_kind_is_leak(c->pend[i].kind) == leak &&
+		if (kms_kind_is_leak(c->pend[i].ev.kind) == leak &&
 		    pending_ours(r, &c->pend[i]))
 			return i;
 	return -1;
@@ -390,76 +343,68 @@ static void pending_remove(struct cpu *c, int i)
 	c->npend--;
 }
 
+/* the stack a kernel report is about: a leak's context's, else its own */
+static int report_stack(const struct kms_event *ev)
+{
+	int ctx = kms_leak_kind_ctx(ev->kind);
+
+	return ctx >= 0 ? ctx : ev->ctx;
+}
+
+/*
+ * A finding of the kernel's report ev alone, with the stacks of task t (if
+ * not NULL) and of CPU c
+ */
+static struct finding *kernel_finding(struct replay *r, struct cpu *c,
+				      const struct kms_event *ev,
+				      const char *comm, struct task *t)
+{
+	int idx = new_finding(r, ev->kind, FS_KERNEL, ev, NULL, ev->ctx,
+			      report_stack(ev), ev->map_caller, ev->depth);
+	struct finding *x = findings_get(r->f, idx);
+
+	memcpy(x->comm, comm, sizeof(x->comm));
+	x->kernel_kind = ev->kind;
+	if (t)
+		snapshot(r, idx, t, c, ev->ctx, NULL, -1);
+	x->top_caller = ev->top_caller;
+	return x;
+}
+
 /* a kernel report that the replay has no finding for */
 static void kernel_only(struct replay *r, struct cpu *c,
 			const struct pending *p, struct task *t, int unsynced)
 {
-	struct kms_event ev;
-	int idx;
-	struct finding *x;
+	struct finding *x = kernel_finding(r, c, &p->ev, p->comm, t);
 
-	memset(&ev, 0, sizeof(ev));
-	ev.ts = p->ts;
-	ev.cpu = p->cpu;
-	ev.pid = p->pid;
-	ev.addr = p->addr;
-	ev.caller = p->caller;
-	idx = new_finding(r, p->kind, FS_KERNEL, &ev, NULL, p->ctx,
-			  kms_kind_is_leak(p->kind) ?
-				  kms_leak_kind_ctx(p->kind) :
-				  p->ctx);
-	x = findings_get(r->f, idx);
-	memcpy(x->comm, p->comm, sizeof(x->comm));
-	x->kernel_kind = p->kind;
-	x->map_caller = p->map_caller;
-	x->depth = p->depth;
-	if (t)
-		snapshot(r, idx, t, c, p->ctx, NULL, -1);
-	x->top_caller = p->top_caller;
 	if (unsynced) {
 		x->uncertain = 1;
-		x->note = "the replay had not synchronised this stack (start "
-			  "of trace or lost events)";
+		x->note =
+			"the replay had not synchronised this stack (start of trace or lost events)";
 	} else {
 		r->f->kernel_only++;
 		x->note = "kernel only: the replay found no violation here";
 	}
 }
 
-static void flush_pending_now(struct replay *r, struct cpu *c, int only_leaks,
-			      struct task *t);
-
 /*
  * The reports of the event's context (of every context: t NULL) that its
- * pop did not follow. Most events find no report waiting.
+ * pop did not follow
  */
-static inline void flush_pending(struct replay *r, struct cpu *c,
-				 int only_leaks, struct task *t)
-{
-	if (c->npend)
-		flush_pending_now(r, c, only_leaks, t);
-}
-
-static void flush_pending_now(struct replay *r, struct cpu *c, int only_leaks,
-			      struct task *t)
+static void flush_pending(struct replay *r, struct cpu *c, int only_leaks,
+			  struct task *t)
 {
 	for (int i = 0; i < c->npend;) {
-		if ((only_leaks && !kms_kind_is_leak(c->pend[i].kind)) ||
+		if ((only_leaks && !kms_kind_is_leak(c->pend[i].ev.kind)) ||
 		    (t && !pending_ours(r, &c->pend[i]))) {
 			i++;
 			continue;
 		}
 		struct pending p = c->pend[i];
-		int uns = c->gap >= 0 && c->gap_ts >= p.ts;
+		int uns = c->gap >= 0 && c->gap_ts >= p.ev.ts;
 
-		if (t) {
-			struct kstack *s =
-				kms_kind_is_leak(p.kind) ?
-					stack_of(t, c,
-						 kms_leak_kind_ctx(p.kind)) :
-					stack_of(t, c, p.ctx);
-			uns |= s->unsynced;
-		}
+		if (t)
+			uns |= stack_of(t, c, report_stack(&p.ev))->unsynced;
 		pending_remove(c, i);
 		kernel_only(r, c, &p, t, uns);
 	}
@@ -491,8 +436,8 @@ static void cross_check(struct replay *r, struct cpu *c, int idx,
 		return;
 	}
 	x->source |= FS_KERNEL;
-	x->kernel_kind = p.kind;
-	if (p.kind == x->kind) {
+	x->kernel_kind = p.ev.kind;
+	if (p.ev.kind == x->kind) {
 		r->f->agreed++;
 	} else {
 		r->f->kind_differs++;
@@ -506,6 +451,7 @@ static void check_lower(struct replay *r, const struct kms_event *ev,
 {
 	for (int k = KMS_CTX_NR - 1; k > cur; k--) {
 		struct kstack *s = &c->irq[k];
+		struct finding *x;
 		int idx;
 
 		if (!s->n)
@@ -513,56 +459,48 @@ static void check_lower(struct replay *r, const struct kms_event *ev,
 		if (s->unsynced) {
 			if (stack_real_entries(s))
 				r->f->suppressed++;
-			s->n = 0;
 			stack_resync(s, 0);
 			continue;
 		}
-		idx = new_finding(r, replay_leak_kind(k), FS_REPLAY, ev, t, k,
-				  k);
-		findings_get(r->f, idx)->addr = s->e[0].addr;
-		findings_get(r->f, idx)->map_caller = s->e[0].site;
-		findings_get(r->f, idx)->caller = KMS_NO_SITE;
-		findings_get(r->f, idx)->nleaked = s->n;
-		findings_get(r->f, idx)->depth = s->n;
+		idx = new_finding(r, leak_kind[k], FS_REPLAY, ev, t, k, k,
+				  s->e[0].site, s->n);
+		x = findings_get(r->f, idx);
+		x->addr = s->e[0].addr;
+		x->caller = KMS_NO_SITE;
+		x->nleaked = s->n;
 		snapshot(r, idx, t, c, k, s, 0);
 		r->f->replay_only++;
-		findings_get(r->f, idx)->note =
-			"replay only: the interrupt context ended holding "
-			"mappings, without kmap_violation event or forced pop";
+		x->note =
+			"replay only: the interrupt context ended holding mappings, without kmap_violation event or forced pop";
 		s->n = 0;
 	}
 }
 
+/* the stack as deep as the event says: else it is unsynchronised */
 static void check_depth(struct replay *r, struct kstack *s, int depth)
 {
-	if (s->unsynced) {
-		stack_resync(s, depth);
-		return;
+	if (!s->unsynced && s->n != depth) {
+		r->f->depth_mismatches++;
+		s->unsynced = 1;
 	}
-	if (s->n == depth)
-		return;
-	r->f->depth_mismatches++;
-	s->unsynced = 1;
-	stack_resync(s, depth);
+	if (s->unsynced)
+		stack_resync(s, depth);
 }
 
 static void do_push(struct replay *r, const struct kms_event *ev,
 		    struct task *t, struct cpu *c)
 {
 	struct kstack *s = stack_of(t, c, ev->ctx);
-	struct entry e;
+	struct frame e = { .site = ev->caller,
+			   .addr = ev->addr,
+			   .ts = ev->ts,
+			   .ctx = (unsigned char)ev->ctx,
+			   .flags = (unsigned char)ev->flags };
 	int parent;
 
 	if (s->unsynced)
 		stack_resync(s, ev->depth - 1);
 	parent = s->n ? s->e[s->n - 1].node : 0;
-	memset(&e, 0, sizeof(e));
-	e.addr = ev->addr;
-	e.pfn = ev->pfn;
-	e.ts = ev->ts;
-	e.site = ev->caller;
-	e.ctx = (unsigned char)ev->ctx;
-	e.flags = (unsigned char)ev->flags;
 	e.node = stats_push(r->st, ev->cpu, ev->caller,
 			    ev->flags & KMS_F_ATOMIC, s->n + 1, parent);
 	stack_push(s, &e);
@@ -576,83 +514,71 @@ static void do_forced_pop(struct replay *r, const struct kms_event *ev,
 	int i = stack_find(s, ev->addr);
 	int k = pending_take(r, c, 1);
 	int key = ev->ctx ? -1000000 - ev->cpu : t->key;
-	struct entry e;
-	struct frame fr;
+	/* a mapping the replay did not see: a placeholder */
+	struct frame e = { .site = KMS_NO_SITE,
+			   .addr = ev->addr,
+			   .ctx = (unsigned char)ev->ctx,
+			   .placeholder = 1 };
 	struct finding *x;
 
-	memset(&e, 0, sizeof(e));
 	if (i >= 0) {
 		e = s->e[i];
 		record_hold(r, &e, ev, t);
 		stack_remove(s, i);
-	} else {
-		e.addr = ev->addr;
-		e.pfn = ev->pfn;
-		e.ctx = (unsigned char)ev->ctx;
-		e.site = KMS_NO_SITE;
-		e.placeholder = 1;
 	}
-	frame_of(&fr, &e);
-	fr.marked = 1;
-	if (k < 0 && c->leak_active && c->leak_ctx == ev->ctx &&
-	    c->leak_key == key) {
-		x = findings_get(r->f, c->leak_idx);
-		x->nleaked++;
-		findings_add_frame(r->f, c->leak_idx, &fr);
-	} else {
-		int kind = replay_leak_kind(ev->ctx);
+	e.marked = 1;
+	/* a forced pop that does not go on with the leak reported last */
+	if (k >= 0 || !c->leak_active || c->leak_ctx != ev->ctx ||
+	    c->leak_key != key) {
+		int kind = leak_kind[ev->ctx];
 		struct pending p = { 0 };
 
 		if (k >= 0) {
 			p = c->pend[k];
 			pending_remove(c, k);
-			if (kms_leak_kind_ctx(p.kind) == ev->ctx)
-				kind = p.kind;
+			if (kms_leak_kind_ctx(p.ev.kind) == ev->ctx)
+				kind = p.ev.kind;
 		}
 		c->leak_idx = new_finding(r, kind, FS_REPLAY, ev, t, ev->ctx,
-					  ev->ctx);
+					  ev->ctx, e.site, s->n + 1);
 		x = findings_get(r->f, c->leak_idx);
-		x->map_caller = e.site;
-		x->nleaked = 1;
-		x->depth = s->n + 1;
-		findings_add_frame(r->f, c->leak_idx, &fr);
 		if (k >= 0) {
 			x->source |= FS_KERNEL;
-			x->kernel_kind = p.kind;
-			x->caller = p.caller;
-			x->depth = p.depth;
-			if (kms_leak_kind_ctx(p.kind) == ev->ctx) {
+			x->kernel_kind = p.ev.kind;
+			x->caller = p.ev.caller;
+			x->depth = p.ev.depth;
+			if (kms_leak_kind_ctx(p.ev.kind) == ev->ctx) {
 				r->f->agreed++;
 			} else {
 				r->f->kind_differs++;
-				x->note = "the kernel reported a leak of "
-					  "another context";
+				x->note =
+					"the kernel reported a leak of another context";
 			}
 		} else if (!s->unsynced) {
 			r->f->replay_only++;
 			x->note = "forced pop without kmap_violation event";
 		}
 		if (i < 0 && !s->unsynced && !x->note)
-			x->note = "the leaked mapping was not seen by the "
-				  "replay";
+			x->note =
+				"the leaked mapping was not seen by the replay";
 		if (s->unsynced)
 			x->uncertain = 1;
 		c->leak_active = 1;
 		c->leak_ctx = ev->ctx;
 		c->leak_key = key;
 	}
+	findings_get(r->f, c->leak_idx)->nleaked++;
+	findings_add_frame(r->f, c->leak_idx, &e);
 	check_depth(r, s, ev->depth);
 }
 
 static void do_pop(struct replay *r, const struct kms_event *ev, struct task *t,
 		   struct cpu *c, int cur)
 {
-	struct kstack *s = stack_of(t, c, cur);
-	struct kstack *from = s;
-	int i = stack_find(s, ev->addr), idx = -1, have = 0, unsynced;
-	struct entry e;
+	struct kstack *s = stack_of(t, c, cur), *low = s;
+	int i = stack_find(s, ev->addr), k = cur, idx = -1, have = 0;
+	int unsynced = s->unsynced;
 
-	unsynced = s->unsynced;
 	if (i >= 0 && i == s->n - 1) {
 		/* the normal case */
 		record_hold(r, &s->e[i], ev, t);
@@ -661,70 +587,46 @@ static void do_pop(struct replay *r, const struct kms_event *ev, struct task *t,
 		check_depth(r, s, ev->depth);
 		return;
 	}
-	if (i >= 0) {
-		if (s->unsynced)
-			r->f->suppressed++;
-		if (!s->unsynced) {
-			idx = new_finding(r, KMS_MISMATCH, FS_REPLAY, ev, t,
-					  cur, cur);
-			findings_get(r->f, idx)->map_caller = s->e[i].site;
-			findings_get(r->f, idx)->depth = s->n;
-			snapshot(r, idx, t, c, cur, s, i);
-			have = 1;
-		}
-		e = s->e[i];
-		record_hold(r, &e, ev, t);
-		stack_remove(s, i);
-		cross_check(r, c, idx, have, t, unsynced);
-		check_depth(r, s, ev->depth);
-		return;
-	}
 	/* on the stack of a context that this one interrupted? */
-	for (int k = cur - 1; k >= 0; k--) {
-		struct kstack *low = stack_of(t, c, k);
-		int j = stack_find(low, ev->addr);
-
+	while (i < 0 && k > 0) {
+		low = stack_of(t, c, --k);
+		i = stack_find(low, ev->addr);
 		unsynced |= low->unsynced;
-		if (j < 0)
-			continue;
-		if (!s->unsynced && !low->unsynced) {
-			idx = new_finding(r, KMS_CROSS_CONTEXT, FS_REPLAY, ev,
-					  t, cur, k);
-			findings_get(r->f, idx)->map_caller = low->e[j].site;
-			findings_get(r->f, idx)->depth = low->n;
-			snapshot(r, idx, t, c, cur, low, j);
-			have = 1;
-		} else {
+	}
+	if (i >= 0) {
+		if (s->unsynced || low->unsynced) {
 			r->f->suppressed++;
+		} else {
+			idx = new_finding(
+				r, low == s ? KMS_MISMATCH : KMS_CROSS_CONTEXT,
+				FS_REPLAY, ev, t, cur, k, low->e[i].site,
+				low->n);
+			snapshot(r, idx, t, c, cur, low, i);
+			have = 1;
 		}
-		cross_check(r, c, idx, have, t, unsynced);
 		/*
-		 * Since the second series the kernel leaves the entry to its
-		 * owner and says so with pfn 0; before, it removed it.
+		 * The kernel leaves the entry of an interrupted context to
+		 * its owner and says so with pfn 0
 		 */
-		if (!ev->pfn)
-			return;
-		e = low->e[j];
-		record_hold(r, &e, ev, t);
-		stack_remove(low, j);
-		from = low;
-		check_depth(r, from, ev->depth);
+		if (low != s) {
+			cross_check(r, c, idx, have, t, unsynced);
+			if (!ev->pfn)
+				return;
+		}
+		record_hold(r, &low->e[i], ev, t);
+		stack_remove(low, i);
+		if (low == s)
+			cross_check(r, c, idx, have, t, unsynced);
+		check_depth(r, low, ev->depth);
 		return;
 	}
 	/*
-	 * On no stack. The kernel gives the pfn of a mapping it found (since
-	 * the second series, 0 for one it did not): one made before the trace
-	 * started, or before events were lost, is no violation.
+	 * On no stack. The kernel gives the pfn of a mapping it found, 0 for
+	 * one it did not: one made before the trace started, or while events
+	 * were lost, is no violation.
 	 */
-	if (ev->pfn && !unsynced) {
-		r->f->suppressed++;
-		cross_check(r, c, -1, 0, t, 1);
-		check_depth(r, s, ev->depth);
-		return;
-	}
-	if (unsynced) {
-		/* mapped while events were lost */
-		for (int j = s->n - 1; j >= 0; j--) {
+	if (ev->pfn || unsynced) {
+		for (int j = s->n - 1; unsynced && j >= 0; j--) {
 			if (s->e[j].placeholder) {
 				stack_remove(s, j);
 				break;
@@ -732,13 +634,12 @@ static void do_pop(struct replay *r, const struct kms_event *ev, struct task *t,
 		}
 		r->f->suppressed++;
 		cross_check(r, c, -1, 0, t, 1);
-		check_depth(r, s, ev->depth);
-		return;
+	} else {
+		idx = new_finding(r, KMS_UNKNOWN, FS_REPLAY, ev, t, cur, cur,
+				  KMS_NO_SITE, s->n);
+		snapshot(r, idx, t, c, cur, NULL, -1);
+		cross_check(r, c, idx, 1, t, 0);
 	}
-	idx = new_finding(r, KMS_UNKNOWN, FS_REPLAY, ev, t, cur, cur);
-	findings_get(r->f, idx)->depth = s->n;
-	snapshot(r, idx, t, c, cur, NULL, -1);
-	cross_check(r, c, idx, 1, t, 0);
 	check_depth(r, s, ev->depth);
 }
 
@@ -747,42 +648,22 @@ static void do_violation(struct replay *r, const struct kms_event *ev,
 {
 	struct pending *p;
 
-	r->st->kernel_violations++;
 	r->f->kernel_events++;
 	if (ev->kind < 1 || ev->kind > KMS_ABI_KIND_MAX)
 		return;
 	if (kms_kind_is_report_only(ev->kind)) {
-		int idx = new_finding(r, ev->kind, FS_KERNEL, ev, t, ev->ctx,
-				      ev->ctx);
-		struct finding *x = findings_get(r->f, idx);
-
-		x->kernel_kind = ev->kind;
-		x->map_caller = ev->map_caller;
-		x->depth = ev->depth;
-		snapshot(r, idx, t, c, ev->ctx, NULL, -1);
-		x->top_caller = ev->top_caller;
 		/* the kernel still traces the push and the pop */
-		x->note = ev->kind == KMS_OVERFLOW ?
-				  "reported by the kernel only: the replay has "
-				  "no depth limit" :
-				  "reported by the kernel only: a report, the "
-				  "stacks are unchanged";
+		kernel_finding(r, c, ev, t->comm, t)->note =
+			ev->kind == KMS_OVERFLOW ?
+				"reported by the kernel only: the replay has no depth limit" :
+				"reported by the kernel only: a report, the stacks are unchanged";
 		return;
 	}
 	if (c->npend == MAX_PENDING)
 		flush_pending(r, c, 0, NULL);
 	p = &c->pend[c->npend++];
-	memset(p, 0, sizeof(*p));
-	p->kind = ev->kind;
-	p->caller = ev->caller;
-	p->map_caller = ev->map_caller;
-	p->top_caller = ev->top_caller;
-	p->addr = ev->addr;
-	p->ts = ev->ts;
-	p->depth = ev->depth;
-	p->ctx = ev->ctx;
-	p->pid = ev->pid;
-	p->cpu = ev->cpu;
+	p->ev = *ev;
+	p->ev.comm = NULL;
 	p->owner = ev->ctx == KMS_CTX_TASK ? t : NULL;
 	memcpy(p->comm, t->comm, sizeof(p->comm));
 }
@@ -826,11 +707,6 @@ static void task_touch(struct replay *r, struct task *t, struct cpu *c,
 	}
 }
 
-void replay_set_filter(struct replay *r, const struct kms_filter *f)
-{
-	r->filt = f && f->active ? f : NULL;
-}
-
 /*
  * An event that --pid, --comm or --cpu leaves out: the stack it would have
  * changed no longer follows the kernel's, as after lost events.
@@ -872,8 +748,7 @@ void replay_event(struct replay *r, const struct kms_event *ev)
 		}
 	}
 	c = get_cpu(r, ev->cpu);
-	c->seen = 1;
-	t = get_task(r, c, ev->pid, ev->cpu, ev, &created);
+	t = get_task(r, c, ev, &created);
 	task_touch(r, t, c, created);
 	pending_follow(r, t, c);
 	r->st->events++;
@@ -901,14 +776,16 @@ void replay_event(struct replay *r, const struct kms_event *ev)
 	r->ev_ctx = cur;
 	if (!forced) {
 		c->leak_active = 0;
-		flush_pending(r, c, 1, t);
+		if (c->npend) /* most events find no report waiting */
+			flush_pending(r, c, 1, t);
 		/* a pop's ctx is the stack, not the context, without flags */
 		if (ev->type == KMS_EV_PUSH ||
 		    (ev->in_ctx >= 0 && !r->flags_unreliable))
 			check_lower(r, ev, t, c, cur);
 	}
 	if (ev->type == KMS_EV_PUSH) {
-		flush_pending(r, c, 0, t);
+		if (c->npend)
+			flush_pending(r, c, 0, t);
 		do_push(r, ev, t, c);
 	} else {
 		r->st->pops++;
@@ -957,50 +834,34 @@ void replay_lost(struct replay *r, int cpu, unsigned long long ts,
 	r->any_gap = 1;
 	c->leak_active = 0;
 	/* what was waiting for its pop may have lost it */
-	for (int i = 0; i < c->npend; i++) {
-		struct pending p = c->pend[i];
-
-		kernel_only(r, c, &p, NULL, 1);
-	}
+	for (int i = 0; i < c->npend; i++)
+		kernel_only(r, c, &c->pend[i], NULL, 1);
 	c->npend = 0;
 	for (int k = 1; k < KMS_CTX_NR; k++)
 		stack_unsync(r, &c->irq[k], c->gap);
 }
 
-static void held_at_end(struct replay *r, struct task *t, struct cpu *c,
-			struct kstack *s, int ctx, int cpu)
+static void held_at_end(struct replay *r, struct task *t, struct kstack *s,
+			int ctx, int cpu)
 {
-	struct kms_event ev;
+	struct kms_event ev = { .cpu = cpu, .caller = KMS_NO_SITE };
 	struct finding *x;
-	int idx, top = -1;
+	int idx, top = s->n - 1;
 
-	for (int i = s->n - 1; i >= 0; i--) {
-		if (!s->e[i].placeholder) {
-			top = i;
-			break;
-		}
-	}
+	while (top >= 0 && s->e[top].placeholder)
+		top--;
 	if (top < 0)
 		return;
-	memset(&ev, 0, sizeof(ev));
 	ev.ts = t ? t->last_ts : 0;
-	ev.cpu = cpu;
 	ev.pid = t ? t->pid : -1;
 	ev.addr = s->e[top].addr;
-	ev.caller = KMS_NO_SITE;
-	idx = new_finding(r, KMS_HELD_AT_END, FS_REPLAY, &ev, t, ctx, ctx);
+	idx = new_finding(r, KMS_HELD_AT_END, FS_REPLAY, &ev, t, ctx, ctx,
+			  s->e[top].site, s->n);
 	x = findings_get(r->f, idx);
-	x->map_caller = s->e[top].site;
-	x->depth = s->n;
 	x->nleaked = stack_real_entries(s);
 	r->f->held_mappings += x->nleaked;
-	(void)c;
-	for (int i = s->n - 1; i >= 0; i--) {
-		struct frame fr;
-
-		frame_of(&fr, &s->e[i]);
-		findings_add_frame(r->f, idx, &fr);
-	}
+	for (int i = s->n - 1; i >= 0; i--)
+		findings_add_frame(r->f, idx, &s->e[i]);
 	x->top_caller = s->e[top].site;
 	if (s->unsynced) {
 		x->uncertain = 1;
@@ -1010,11 +871,8 @@ static void held_at_end(struct replay *r, struct task *t, struct cpu *c,
 
 void replay_finish(struct replay *r)
 {
-	for (int cpu = 0; cpu < r->ncpus; cpu++) {
-		struct cpu *c = &r->cpus[cpu];
-
-		flush_pending(r, c, 0, NULL);
-	}
+	for (int cpu = 0; cpu < r->ncpus; cpu++)
+		flush_pending(r, &r->cpus[cpu], 0, NULL);
 	for (int i = 0; i < r->ntasks; i++) {
 		struct task *t = r->tasks[i];
 
@@ -1023,19 +881,14 @@ void replay_finish(struct replay *r)
 		if (t->last_cpu >= 0 && t->last_cpu < r->ncpus &&
 		    r->cpus[t->last_cpu].gap_gen != t->gap_gen)
 			t->st.unsynced = 1;
-		held_at_end(r, t, get_cpu(r, t->last_cpu < 0 ? 0 : t->last_cpu),
-			    &t->st, KMS_CTX_TASK,
+		held_at_end(r, t, &t->st, KMS_CTX_TASK,
 			    t->last_cpu < 0 ? 0 : t->last_cpu);
 	}
-	for (int cpu = 0; cpu < r->ncpus; cpu++) {
-		struct cpu *c = &r->cpus[cpu];
-
-		for (int k = 1; k < KMS_CTX_NR; k++) {
-			if (c->irq[k].n)
-				held_at_end(r, c->last_task, c, &c->irq[k], k,
-					    cpu);
-		}
-	}
+	for (int cpu = 0; cpu < r->ncpus; cpu++)
+		for (int k = 1; k < KMS_CTX_NR; k++)
+			if (r->cpus[cpu].irq[k].n)
+				held_at_end(r, r->cpus[cpu].last_task,
+					    &r->cpus[cpu].irq[k], k, cpu);
 }
 
 void replay_free(struct replay *r)

@@ -23,9 +23,9 @@ struct replay;
 
 struct kms_filter;
 
-struct replay *replay_new(struct stats *st, struct findings *f, int file);
-/* the events to analyse (filter.h); f must outlive the replay */
-void replay_set_filter(struct replay *r, const struct kms_filter *f);
+/* of input file; filt (filter.h, NULL: every event) outlives the replay */
+struct replay *replay_new(struct stats *st, struct findings *f, int file,
+			  const struct kms_filter *filt);
 void replay_event(struct replay *r, const struct kms_event *ev);
 /* the ring buffer of a CPU lost events before ts; missed -1: unknown */
 void replay_lost(struct replay *r, int cpu, unsigned long long ts,

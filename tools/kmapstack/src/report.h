@@ -31,12 +31,9 @@ void report_json(FILE *out, struct report_ctx *rc);
 void report_folded(FILE *out, struct report_ctx *rc);
 void report_svg(FILE *out, struct report_ctx *rc);
 
-/* helpers shared by the outputs (report_util.c) */
-const char *report_kind_text(int kind);
-const char *report_source(int source);
+/* what the outputs share (report_util.c) */
 /* sites with maps, sorted by maps (descending), then name */
 int *report_sorted_sites(struct stats *st, int *n);
-int report_is_violation(const struct finding *x, int strict);
 /* the unit of the inputs' timestamps: ns unless the trace clock counts */
 const char *report_time_unit(const struct report_ctx *rc);
 

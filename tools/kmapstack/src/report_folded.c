@@ -5,7 +5,6 @@
  * exactly that path:  "outer_fn+0x10;inner_fn+0x24 42"
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "xalloc.h"
 #include "report.h"
@@ -23,24 +22,21 @@ void report_folded(FILE *out, struct report_ctx *rc)
 	struct stats *st = rc->st;
 	int *path = NULL, cap = 0;
 
-	for (int i = 1; i < st->t_n; i++) {
+	for (int i = 1; i < st->nnodes; i++) {
 		int n = 0;
 
-		if (!st->t_count[i])
+		if (!st->nodes[i].count)
 			continue;
-		for (int j = i; j > 0; j = st->t_parent[j]) {
-			if (n == cap) {
-				cap = cap ? cap * 2 : 32;
-				path = xrealloc(path, sizeof(int) * cap);
-			}
-			path[n++] = st->t_site[j];
+		for (int j = i; j > 0; j = st->nodes[j].parent) {
+			path = xgrow(path, &cap, n + 1, sizeof(int));
+			path[n++] = st->nodes[j].site;
 		}
 		for (int k = n - 1; k >= 0; k--) {
 			name(out, path[k]);
 			if (k)
 				fputc(';', out);
 		}
-		fprintf(out, " %lld\n", st->t_count[i]);
+		fprintf(out, " %lld\n", st->nodes[i].count);
 	}
 	free(path);
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kmapstack: the JSON output (schema: docs/kmapstack-json.md) */
 #include <stdlib.h>
-#include <string.h>
 
 #include "report.h"
 #include "sites.h"
@@ -65,12 +64,18 @@ static void jstr(FILE *out, const char *str)
 	fputc('"', out);
 }
 
+/* a string, or null for NULL */
+static void jstr_or_null(FILE *out, const char *str)
+{
+	if (str)
+		jstr(out, str);
+	else
+		fputs("null", out);
+}
+
 static void jsite(FILE *out, int site)
 {
-	if (site < 0)
-		fputs("null", out);
-	else
-		jstr(out, sites_name(site));
+	jstr_or_null(out, site < 0 ? NULL : sites_name(site));
 }
 
 static void jaddr(FILE *out, unsigned long long a)
@@ -87,20 +92,22 @@ static const char *input_kind(int k)
 
 static void jfinding(FILE *out, const struct finding *x, int strict)
 {
+	static const char *const source[] = {
+		[FS_REPLAY] = "replay",
+		[FS_KERNEL] = "kernel",
+		[FS_REPLAY | FS_KERNEL] = "both",
+	};
+
 	fprintf(out, "{\"kind\": ");
 	jstr(out, kms_kind_name(x->kind));
 	fprintf(out,
-		", \"violation\": %s, \"source\": \"%s\", "
-		"\"kernel_kind\": ",
-		report_is_violation(x, strict) ? "true" : "false",
-		report_source(x->source));
-	if (x->kernel_kind)
-		jstr(out, kms_kind_name(x->kernel_kind));
-	else
-		fputs("null", out);
+		", \"violation\": %s, \"source\": \"%s\", \"kernel_kind\": ",
+		x->kind != KMS_HELD_AT_END || strict ? "true" : "false",
+		source[x->source & (FS_REPLAY | FS_KERNEL)]);
+	jstr_or_null(out,
+		     x->kernel_kind ? kms_kind_name(x->kernel_kind) : NULL);
 	fprintf(out,
-		", \"file\": %d, \"ts\": %llu, \"cpu\": %d, \"pid\": %d, "
-		"\"comm\": ",
+		", \"file\": %d, \"ts\": %llu, \"cpu\": %d, \"pid\": %d, \"comm\": ",
 		x->file, x->ts, x->cpu, x->pid);
 	jstr(out, x->comm);
 	fprintf(out, ", \"ctx\": \"%s\", \"stack_ctx\": \"%s\", \"addr\": ",
@@ -113,13 +120,9 @@ static void jfinding(FILE *out, const struct finding *x, int strict)
 	fprintf(out, ", \"top_caller\": ");
 	jsite(out, x->top_caller);
 	fprintf(out,
-		", \"depth\": %d, \"entries\": %d, \"uncertain\": %s, "
-		"\"note\": ",
+		", \"depth\": %d, \"entries\": %d, \"uncertain\": %s, \"note\": ",
 		x->depth, x->nleaked, x->uncertain ? "true" : "false");
-	if (x->note)
-		jstr(out, x->note);
-	else
-		fputs("null", out);
+	jstr_or_null(out, x->note);
 	fprintf(out, ", \"stack\": [");
 	for (int i = 0; i < x->nframes; i++) {
 		const struct frame *fr = &x->frames[i];
@@ -129,14 +132,28 @@ static void jfinding(FILE *out, const struct finding *x, int strict)
 		fprintf(out, ", \"addr\": ");
 		jaddr(out, fr->addr);
 		fprintf(out,
-			", \"ctx\": \"%s\", \"mapped_ts\": %llu, "
-			"\"atomic\": %s, \"lost\": %s, \"this\": %s}",
+			", \"ctx\": \"%s\", \"mapped_ts\": %llu, \"atomic\": %s, \"lost\": %s, \"this\": %s}",
 			kms_ctx_name(fr->ctx), fr->ts,
 			fr->flags & KMS_F_ATOMIC ? "true" : "false",
 			fr->placeholder ? "true" : "false",
 			fr->marked ? "true" : "false");
 	}
 	fprintf(out, "]}");
+}
+
+/* the findings shown, held at the end or not */
+static void jfindings(FILE *out, const struct findings *f, int held, int strict)
+{
+	int first = 1;
+
+	for (int i = 0; i < f->n; i++) {
+		if ((f->v[i].kind == KMS_HELD_AT_END) != held ||
+		    !findings_shown(f, f->v[i].kind))
+			continue;
+		fprintf(out, "%s\n  ", first ? "" : ",");
+		jfinding(out, &f->v[i], strict);
+		first = 0;
+	}
 }
 
 static void jhist(FILE *out, const struct hist *h)
@@ -170,18 +187,15 @@ void report_json(FILE *out, struct report_ctx *rc)
 		fprintf(out, "%s{\"path\": ", i ? ", " : "");
 		jstr(out, rc->inputs[i].path);
 		fprintf(out,
-			", \"format\": \"%s\", \"events\": %lld, "
-			"\"malformed\": %lld, \"clock\": ",
+			", \"format\": \"%s\", \"events\": %lld, \"malformed\": %lld, \"clock\": ",
 			input_kind(rc->inputs[i].kind), rc->inputs[i].records,
 			rc->inputs[i].bad_records);
 		jstr(out,
 		     rc->inputs[i].clock[0] ? rc->inputs[i].clock : "local");
 		fprintf(out, ", \"time_unit\": \"%s\", \"error\": ",
 			input_time_unit(&rc->inputs[i]));
-		if (rc->inputs[i].error[0])
-			jstr(out, rc->inputs[i].error);
-		else
-			fputs("null", out);
+		jstr_or_null(out, rc->inputs[i].error[0] ? rc->inputs[i].error :
+							   NULL);
 		fputc('}', out);
 	}
 	fprintf(out, "],\n");
@@ -189,8 +203,7 @@ void report_json(FILE *out, struct report_ctx *rc)
 		"\"summary\": {\"clean\": %s, \"violations\": %lld, "
 		"\"held_at_end\": %lld, \"events\": %lld, \"maps\": %lld, "
 		"\"unmaps\": %lld, \"kernel_violation_events\": %lld, "
-		"\"gaps\": %lld, \"lost_events\": %lld, "
-		"\"gaps_of_unknown_size\": %lld, \"by_kind\": {",
+		"\"gaps\": %lld, \"lost_events\": %lld, \"gaps_of_unknown_size\": %lld, \"by_kind\": {",
 		v ? "false" : "true", v, findings_held(f), st->events,
 		st->pushes, st->pops, f->kernel_events, f->total_gaps,
 		f->lost_events, f->lost_unknown);
@@ -210,37 +223,17 @@ void report_json(FILE *out, struct report_ctx *rc)
 		f->agreed, f->kernel_only, f->replay_only, f->kind_differs,
 		f->depth_mismatches, f->suppressed);
 	fprintf(out, "\"violations\": [");
-	first = 1;
-	for (int i = 0; i < f->n; i++) {
-		if (f->v[i].kind == KMS_HELD_AT_END ||
-		    !findings_shown(f, f->v[i].kind))
-			continue;
-		fprintf(out, "%s\n  ", first ? "" : ",");
-		jfinding(out, &f->v[i], rc->o->strict);
-		first = 0;
-	}
+	jfindings(out, f, 0, rc->o->strict);
 	fprintf(out, "],\n\"held_at_end\": [");
-	first = 1;
-	for (int i = 0; i < f->n; i++) {
-		if (f->v[i].kind != KMS_HELD_AT_END ||
-		    !findings_shown(f, f->v[i].kind))
-			continue;
-		fprintf(out, "%s\n  ", first ? "" : ",");
-		jfinding(out, &f->v[i], rc->o->strict);
-		first = 0;
-	}
+	jfindings(out, f, 1, rc->o->strict);
 	fprintf(out, "],\n\"gaps\": [");
 	for (int i = 0; i < f->ngaps; i++) {
 		const struct gap *g = &f->gaps[i];
 
 		fprintf(out,
-			"%s{\"file\": %d, \"cpu\": %d, \"ts\": %llu, "
-			"\"missed\": ",
+			"%s{\"file\": %d, \"cpu\": %d, \"ts\": %llu, \"missed\": ",
 			i ? ", " : "", g->file, g->cpu, g->ts);
-		if (g->missed >= 0)
-			fprintf(out, "%lld", g->missed);
-		else
-			fputs("null", out);
+		fprintf(out, g->missed >= 0 ? "%lld" : "null", g->missed);
 		fprintf(out, ", \"resynced_tasks\": %d}", g->resynced_tasks);
 	}
 	fprintf(out, "],\n\"sites\": [");
@@ -251,8 +244,7 @@ void report_json(FILE *out, struct report_ctx *rc)
 		fprintf(out, "%s\n  {\"site\": ", i ? "," : "");
 		jstr(out, sites_name(order[i]));
 		fprintf(out,
-			", \"maps\": %lld, \"atomic\": %lld, "
-			"\"max_depth\": %d, \"hold_ns\": ",
+			", \"maps\": %lld, \"atomic\": %lld, \"max_depth\": %d, \"hold_ns\": ",
 			s->maps, s->atomic, s->max_depth);
 		jhist(out, &s->hold);
 		fputc('}', out);
@@ -262,23 +254,19 @@ void report_json(FILE *out, struct report_ctx *rc)
 	jhist(out, &st->holds);
 	fprintf(out, ",\n\"hold_histogram\": [");
 	first = 1;
-	if (st->holds.b) {
-		for (int i = 0; i < HIST_BUCKETS; i++) {
-			if (!st->holds.b[i])
-				continue;
-			fprintf(out,
-				"%s{\"min_ns\": %llu, \"max_ns\": %llu, "
-				"\"count\": %llu}",
-				first ? "" : ", ",
-				(unsigned long long)hist_bucket_lo(i),
-				(unsigned long long)hist_bucket_hi(i),
-				(unsigned long long)st->holds.b[i]);
-			first = 0;
-		}
+	for (int i = 0; st->holds.b && i < HIST_BUCKETS; i++) {
+		if (!st->holds.b[i])
+			continue;
+		fprintf(out,
+			"%s{\"min_ns\": %llu, \"max_ns\": %llu, \"count\": %llu}",
+			first ? "" : ", ",
+			(unsigned long long)hist_bucket_lo(i),
+			(unsigned long long)hist_bucket_hi(i),
+			(unsigned long long)st->holds.b[i]);
+		first = 0;
 	}
 	fprintf(out,
-		"],\n\"longest_holds\": {\"threshold_ns\": %llu, "
-		"\"count\": %lld, \"shown\": [",
+		"],\n\"longest_holds\": {\"threshold_ns\": %llu, \"count\": %lld, \"shown\": [",
 		rc->o->have_threshold ? rc->o->hold_threshold : 0ULL,
 		st->over_threshold);
 	lh = stats_longest(st, &n);
@@ -290,8 +278,7 @@ void report_json(FILE *out, struct report_ctx *rc)
 		fprintf(out, ", \"unmap_caller\": ");
 		jsite(out, lh[i].unmap_site);
 		fprintf(out,
-			", \"ts\": %llu, \"cpu\": %d, \"pid\": %d, "
-			"\"comm\": ",
+			", \"ts\": %llu, \"cpu\": %d, \"pid\": %d, \"comm\": ",
 			lh[i].ts, lh[i].cpu, lh[i].pid);
 		jstr(out, lh[i].comm);
 		fprintf(out, ", \"ctx\": \"%s\", \"file\": %d}",
@@ -306,8 +293,7 @@ void report_json(FILE *out, struct report_ctx *rc)
 		if (!cs->pushes)
 			continue;
 		fprintf(out,
-			"%s\n  {\"cpu\": %d, \"maps\": %lld, "
-			"\"max_nesting\": %d, \"depth_histogram\": {",
+			"%s\n  {\"cpu\": %d, \"maps\": %lld, \"max_nesting\": %d, \"depth_histogram\": {",
 			first ? "" : ",", c, cs->pushes, cs->max_total);
 		for (int d = 1; d < cs->ndepth; d++) {
 			if (!cs->depth[d])

@@ -6,7 +6,6 @@
  */
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "report.h"
 
@@ -30,7 +29,7 @@ static void fmt_ns(char *buf, size_t n, double ns)
 		snprintf(buf, n, "%.0fns", ns);
 }
 
-static void timeline(FILE *out, struct stats *st, int y0, int *lanes)
+static void timeline(FILE *out, struct stats *st, int y0)
 {
 	int used = st->tl_used ? st->tl_used : 1;
 	double span = (double)used * (double)st->tl_width;
@@ -54,12 +53,10 @@ static void timeline(FILE *out, struct stats *st, int y0, int *lanes)
 			continue;
 		fprintf(out, "<g class=\"cpu\" id=\"cpu%d\">\n", c);
 		fprintf(out,
-			"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-			"class=\"lane\"/>\n",
+			"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" class=\"lane\"/>\n",
 			LEFT, top, PLOT, LANE - 10);
 		fprintf(out,
-			"<text x=\"%d\" y=\"%d\" class=\"label\">CPU %d"
-			"</text>\n",
+			"<text x=\"%d\" y=\"%d\" class=\"label\">CPU %d</text>\n",
 			5, top + LANE / 2, c);
 		fprintf(out,
 			"<text x=\"%d\" y=\"%d\" class=\"small\">%d</text>\n",
@@ -86,10 +83,8 @@ static void timeline(FILE *out, struct stats *st, int y0, int *lanes)
 		y0 + lane * LANE + 5);
 	fmt_ns(buf, sizeof(buf), span);
 	fprintf(out,
-		"<text x=\"%d\" y=\"%d\" class=\"small\" "
-		"text-anchor=\"end\">+%s</text>\n",
+		"<text x=\"%d\" y=\"%d\" class=\"small\" text-anchor=\"end\">+%s</text>\n",
 		LEFT + PLOT, y0 + lane * LANE + 5, buf);
-	*lanes = lane;
 }
 
 /* bar p holds the durations in [2^(p-1), 2^p) ns; bar 0 the zeros */
@@ -104,15 +99,11 @@ static void holds(FILE *out, struct stats *st, int y0)
 		"<text x=\"%d\" y=\"%d\" class=\"title\">Hold times "
 		"(%llu holds; bars: powers of two, height: log count)</text>\n",
 		LEFT, y0 - 10, (unsigned long long)st->holds.count);
-	if (st->holds.b) {
-		for (int i = 0; i < HIST_BUCKETS; i++) {
-			unsigned long long v = hist_bucket_lo(i);
-			int p = v ? 64 - __builtin_clzll(v) : 0;
+	for (int i = 0; st->holds.b && i < HIST_BUCKETS; i++) {
+		unsigned long long v = hist_bucket_lo(i);
+		int p = v ? 64 - __builtin_clzll(v) : 0;
 
-			if (p >= POW2)
-				p = POW2 - 1;
-			bins[p] += st->holds.b[i];
-		}
+		bins[p < POW2 ? p : POW2 - 1] += st->holds.b[i];
 	}
 	for (int p = 0; p < POW2; p++) {
 		if (!bins[p])
@@ -138,8 +129,7 @@ static void holds(FILE *out, struct stats *st, int y0)
 	bw = (double)PLOT / n;
 	step = (n + 11) / 12;
 	fprintf(out,
-		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-		"class=\"lane\"/>\n",
+		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" class=\"lane\"/>\n",
 		LEFT, y0, PLOT, HIST_H);
 	for (int p = lo; p <= hi; p++) {
 		double x = LEFT + (p - lo) * bw, h;
@@ -147,8 +137,7 @@ static void holds(FILE *out, struct stats *st, int y0)
 		if ((p - lo) % step == 0) {
 			fmt_ns(buf, sizeof(buf), p ? ldexp(1.0, p - 1) : 0);
 			fprintf(out,
-				"<text x=\"%.1f\" y=\"%d\" class=\"small\">"
-				"%s</text>\n",
+				"<text x=\"%.1f\" y=\"%d\" class=\"small\">%s</text>\n",
 				x, y0 + HIST_H + 15, buf);
 		}
 		if (!bins[p])
@@ -157,8 +146,7 @@ static void holds(FILE *out, struct stats *st, int y0)
 		    log1p((double)maxc);
 		fprintf(out,
 			"<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" "
-			"width=\"%.1f\" height=\"%.1f\"><title>%llu holds of "
-			"2^%d to 2^%d ns</title></rect>\n",
+			"width=\"%.1f\" height=\"%.1f\"><title>%llu holds of 2^%d to 2^%d ns</title></rect>\n",
 			x + 1, y0 + HIST_H - h, bw - 2, h, bins[p],
 			p ? p - 1 : 0, p);
 	}
@@ -167,7 +155,7 @@ static void holds(FILE *out, struct stats *st, int y0)
 void report_svg(FILE *out, struct report_ctx *rc)
 {
 	struct stats *st = rc->st;
-	int lanes = 0, ncpu = 0, h, y1;
+	int ncpu = 0, h, y1;
 
 	for (int c = 0; c < st->ncpus; c++)
 		ncpu += st->cpus[c].tl != NULL;
@@ -178,15 +166,14 @@ void report_svg(FILE *out, struct report_ctx *rc)
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		"height=\"%d\" viewBox=\"0 0 %d %d\">\n",
 		W, h, W, h);
-	fprintf(out, "<style>.title{font:bold 14px sans-serif}"
-		     ".label{font:12px sans-serif}.small{font:10px sans-serif}"
-		     ".lane{fill:#f4f4f4;stroke:#ccc}"
-		     ".depth{fill:none;stroke:#c03;stroke-width:1}"
-		     ".mean{fill:none;stroke:#393;stroke-width:1}"
-		     ".bar{fill:#36c}</style>\n");
+	fprintf(out,
+		"<style>.title{font:bold 14px sans-serif}"
+		".label{font:12px sans-serif}.small{font:10px sans-serif}"
+		".lane{fill:#f4f4f4;stroke:#ccc}.depth{fill:none;stroke:#c03;stroke-width:1}"
+		".mean{fill:none;stroke:#393;stroke-width:1}.bar{fill:#36c}</style>\n");
 	fprintf(out,
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-	timeline(out, st, 50, &lanes);
+	timeline(out, st, 50);
 	holds(out, st, y1);
 	fprintf(out, "</svg>\n");
 }

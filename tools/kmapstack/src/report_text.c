@@ -22,17 +22,28 @@ static void ts(FILE *out, unsigned long long t)
 			t % 1000000000ULL);
 }
 
-static const char *file_name(struct report_ctx *rc, int file)
-{
-	if (file < 0 || file >= rc->ninputs || !rc->inputs[file].path)
-		return "?";
-	return rc->inputs[file].path;
-}
-
-static void who(FILE *out, const struct finding *x)
-{
-	fprintf(out, "%s/%d", x->comm[0] ? x->comm : "<...>", x->pid);
-}
+static const char *const kind_text[KMS_KIND_NR] = {
+	[KMS_MISMATCH] = "unmap of a mapping that is not on top of its stack",
+	[KMS_UNKNOWN] = "unmap of an address that is on no stack",
+	[KMS_CROSS_CONTEXT] =
+		"an interrupt unmapped a mapping of the context it interrupted",
+	[KMS_OVERFLOW] = "shadow stack full: mapping not recorded",
+	[KMS_LEAK_HARDIRQ] = "mappings leaked out of a hardirq handler",
+	[KMS_LEAK_SOFTIRQ] =
+		"mappings leaked out of a softirq handler (tasklet, timer)",
+	[KMS_FLAVOUR] =
+		"kunmap_local() of a kmap_atomic() mapping, or the reverse",
+	[KMS_DEPTH] =
+		"the nesting of a task and its interrupts exceeds the 16 slots of the 32-bit kmap stack",
+	[KMS_LEAK_NMI] = "mappings leaked out of an NMI handler",
+	[KMS_LEAK_WORK] = "mappings leaked out of a work item",
+	[KMS_LEAK_USER] = "return to user space holding mappings",
+	[KMS_LEAK_EXIT] = "task exit holding mappings",
+	[KMS_LEAK_MODULE] =
+		"a module was unloaded while a mapping made by its code was held",
+	[KMS_LEAK_TASK] = "mappings of a task removed by the kernel (leak)",
+	[KMS_HELD_AT_END] = "mappings still held at the end of the trace",
+};
 
 /* the widest of a name and the names of sites (n of them) */
 static int width(const char *name, const int *site, int n, size_t stride)
@@ -50,32 +61,32 @@ static int width(const char *name, const int *site, int n, size_t stride)
 
 static void frames(FILE *out, const struct finding *x)
 {
-	int w = x->nframes ? width("[unknown]", &x->frames[0].site, x->nframes,
-				   sizeof(x->frames[0])) :
-			     0;
+	int w;
 
 	if (!x->nframes) {
 		fprintf(out, "stack at that moment: empty\n");
 		return;
 	}
+	w = width("[unknown]", &x->frames[0].site, x->nframes,
+		  sizeof(x->frames[0]));
 	fprintf(out, "stack at that moment (innermost first), %d entr%s:\n",
 		x->nframes, x->nframes == 1 ? "y" : "ies");
 	for (int i = 0; i < x->nframes; i++) {
 		const struct frame *fr = &x->frames[i];
 
+		/* a placeholder's site is [unknown] */
+		fprintf(out, "  #%d: %-*s ", x->nframes - 1 - i, w,
+			sites_name(fr->site));
 		if (fr->placeholder) {
-			fprintf(out, "  #%d: %-*s %-18s %-7s (lost events)%s\n",
-				x->nframes - 1 - i, w, "[unknown]", "?",
-				kms_ctx_name(fr->ctx),
-				fr->marked ? "  <- this one" : "");
-			continue;
+			fprintf(out, "%-18s %-7s (lost events)", "?",
+				kms_ctx_name(fr->ctx));
+		} else {
+			fprintf(out, "0x%-16llx %-7s mapped at ", fr->addr,
+				kms_ctx_name(fr->ctx));
+			ts(out, fr->ts);
+			if (fr->flags & KMS_F_ATOMIC)
+				fprintf(out, " atomic");
 		}
-		fprintf(out, "  #%d: %-*s 0x%-16llx %-7s mapped at ",
-			x->nframes - 1 - i, w, sites_name(fr->site), fr->addr,
-			kms_ctx_name(fr->ctx));
-		ts(out, fr->ts);
-		if (fr->flags & KMS_F_ATOMIC)
-			fprintf(out, " atomic");
 		fprintf(out, "%s\n", fr->marked ? "  <- this one" : "");
 	}
 }
@@ -89,34 +100,31 @@ static void finding(FILE *out, struct report_ctx *rc, const struct finding *x)
 		x->kind == KMS_HELD_AT_END ? "warning" : "violation",
 		kms_kind_name(x->kind));
 	fprintf(out, "%s\n", THIN);
-	fprintf(out, "%s\n", report_kind_text(x->kind));
+	fprintf(out, "%s\n", kind_text[x->kind]);
 	if (rc->ninputs > 1)
-		fprintf(out, "in %s\n", file_name(rc, x->file));
-	who(out, x);
+		fprintf(out, "in %s\n", rc->inputs[x->file].path);
+	fprintf(out, "%s/%d", x->comm[0] ? x->comm : "<...>", x->pid);
 	if (x->kind == KMS_HELD_AT_END) {
 		fprintf(out,
-			" still holds %d mapping%s on CPU %d (%s stack) "
-			"when the trace ends; last event at ",
+			" still holds %d mapping%s on CPU %d (%s stack) when the trace ends; last event at ",
 			x->nleaked, x->nleaked == 1 ? "" : "s", x->cpu,
 			kms_ctx_name(x->stack_ctx));
 		ts(out, x->ts);
-		fprintf(out, "\n");
-	} else if (leak) {
-		fprintf(out, " on CPU %d at ", x->cpu);
-		ts(out, x->ts);
-		fprintf(out, ": %d mapping%s left on the %s stack\n",
-			x->nleaked, x->nleaked == 1 ? "" : "s",
-			kms_ctx_name(x->stack_ctx));
 	} else {
 		fprintf(out, " on CPU %d at ", x->cpu);
 		ts(out, x->ts);
-		fprintf(out, " in %s context, address 0x%llx",
-			kms_ctx_name(x->ctx), x->addr);
+		if (leak)
+			fprintf(out, ": %d mapping%s left on the %s stack",
+				x->nleaked, x->nleaked == 1 ? "" : "s",
+				kms_ctx_name(x->stack_ctx));
+		else
+			fprintf(out, " in %s context, address 0x%llx",
+				kms_ctx_name(x->ctx), x->addr);
 		if (x->kind == KMS_CROSS_CONTEXT)
 			fprintf(out, " (on the %s stack)",
 				kms_ctx_name(x->stack_ctx));
-		fprintf(out, "\n");
 	}
+	fprintf(out, "\n");
 	if (x->kind != KMS_HELD_AT_END)
 		fprintf(out, "  %-13s %s\n",
 			leak ? "removed by:" : "unmapped at:",
@@ -148,10 +156,9 @@ static void finding(FILE *out, struct report_ctx *rc, const struct finding *x)
 static void violations(FILE *out, struct report_ctx *rc, int held)
 {
 	struct findings *f = rc->f;
-	struct htab first; /* group -> its first finding */
+	struct htab first = { 0 }; /* group -> its first finding */
 	long long *more = xcalloc((size_t)f->n + 1, sizeof(*more)), hidden = 0;
 
-	htab_init(&first);
 	for (int i = 0; i < f->n; i++) {
 		uint64_t key = findings_group_of(&f->v[i]);
 		int j = htab_get(&first, key);
@@ -173,19 +180,17 @@ static void violations(FILE *out, struct report_ctx *rc, int held)
 		finding(out, rc, x);
 		if (more[i])
 			fprintf(out,
-				"repeated: %lld more time%s with the same kind, "
-				"map site and unmap site (the first is shown)\n",
+				"repeated: %lld more time%s with the same kind, map site and unmap site (the first is shown)\n",
 				more[i], more[i] == 1 ? "" : "s");
 	}
 	/* the findings not kept of no group shown */
-	for (int k = 0; k < f->ndropped_keys && !held; k++)
-		if (findings_shown(f, (int)(f->dropped_key[k] >> 58)) &&
-		    htab_get(&first, f->dropped_key[k]) < 0)
-			hidden += f->dropped_n[k];
+	for (int k = 0; k < f->ngroups && !held; k++)
+		if (findings_shown(f, (int)(f->groups[k].key >> 58)) &&
+		    htab_get(&first, f->groups[k].key) < 0)
+			hidden += f->groups[k].n;
 	if (hidden)
 		fprintf(out,
-			"\n... and %lld more finding%s not shown "
-			"(--max-violations)\n",
+			"\n... and %lld more finding%s not shown (--max-violations)\n",
 			hidden, hidden == 1 ? "" : "s");
 	htab_free(&first);
 	free(more);
@@ -210,7 +215,7 @@ static void gaps(FILE *out, struct report_ctx *rc)
 		fprintf(out, "; CPU stacks and %d task%s resynchronised",
 			g->resynced_tasks, g->resynced_tasks == 1 ? "" : "s");
 		if (rc->ninputs > 1)
-			fprintf(out, " (%s)", file_name(rc, g->file));
+			fprintf(out, " (%s)", rc->inputs[g->file].path);
 		fprintf(out, "\n");
 	}
 	if (f->total_gaps > f->ngaps)
@@ -226,22 +231,18 @@ static void cross(FILE *out, struct report_ctx *rc)
 	long long dis = f->kernel_only + f->replay_only + f->kind_differs;
 
 	fprintf(out,
-		"\nCross-check with the kernel's kmap_violation events "
-		"(%lld seen):\n",
+		"\nCross-check with the kernel's kmap_violation events (%lld seen):\n",
 		f->kernel_events);
 	fprintf(out,
-		"  agreed: %lld, kernel only: %lld, replay only: %lld, "
-		"different kind: %lld\n",
+		"  agreed: %lld, kernel only: %lld, replay only: %lld, different kind: %lld\n",
 		f->agreed, f->kernel_only, f->replay_only, f->kind_differs);
 	if (f->depth_mismatches)
 		fprintf(out,
-			"  %lld events had a depth field that disagreed "
-			"with the replay (stacks resynchronised)\n",
+			"  %lld events had a depth field that disagreed with the replay (stacks resynchronised)\n",
 			f->depth_mismatches);
 	if (dis)
 		fprintf(out,
-			"  the replay and the kernel DISAGREE on %lld "
-			"violation%s (see the notes above)\n",
+			"  the replay and the kernel DISAGREE on %lld violation%s (see the notes above)\n",
 			dis, dis == 1 ? "" : "s");
 }
 

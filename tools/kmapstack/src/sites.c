@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "htab.h"
-#include "kms.h"
 #include "sites.h"
 #include "xalloc.h"
 

@@ -11,52 +11,30 @@ void stats_init(struct stats *s, int top, uint64_t threshold)
 	memset(s, 0, sizeof(*s));
 	s->top = top;
 	s->threshold = threshold;
-	s->t_cap = 1024;
-	s->t_parent = xcalloc(s->t_cap, sizeof(int));
-	s->t_site = xcalloc(s->t_cap, sizeof(int));
-	s->t_count = xcalloc(s->t_cap, sizeof(long long));
-	s->t_n = 1;
-	s->t_parent[0] = -1;
-	s->t_site[0] = -1;
-	htab_init(&s->t_child);
+	s->nodes = xgrow(NULL, &s->cap_nodes, 1, sizeof(*s->nodes));
+	s->nodes[0] = (struct path_node){ -1, -1, 0 };
+	s->nnodes = 1;
 }
-
-static struct site_stats *grow_sites(struct stats *s, int site);
 
 struct site_stats *stats_site(struct stats *s, int site)
 {
 	if (site < 0)
 		return NULL;
-	return site < s->nsites ? &s->sites[site] : grow_sites(s, site);
-}
-
-static struct site_stats *grow_sites(struct stats *s, int site)
-{
-	int n = s->nsites ? s->nsites : 64;
-
-	while (n <= site)
-		n *= 2;
-	s->sites = xrealloc(s->sites, sizeof(*s->sites) * n);
-	memset(s->sites + s->nsites, 0, sizeof(*s->sites) * (n - s->nsites));
-	s->nsites = n;
+	if (site >= s->nsites)
+		s->sites = xgrow_zero(s->sites, &s->nsites, site + 1,
+				      sizeof(*s->sites));
 	return &s->sites[site];
-}
-
-static struct cpu_stats *grow_cpus(struct stats *s, int cpu);
-
-static inline struct cpu_stats *cpu_stats(struct stats *s, int cpu)
-{
-	return cpu < s->ncpus ? &s->cpus[cpu] : grow_cpus(s, cpu);
 }
 
 static struct cpu_stats *grow_cpus(struct stats *s, int cpu)
 {
-	int n = cpu + 1;
-
-	s->cpus = xrealloc(s->cpus, sizeof(*s->cpus) * n);
-	memset(s->cpus + s->ncpus, 0, sizeof(*s->cpus) * (n - s->ncpus));
-	s->ncpus = n;
+	s->cpus = xgrow_zero(s->cpus, &s->ncpus, cpu + 1, sizeof(*s->cpus));
 	return &s->cpus[cpu];
+}
+
+static inline struct cpu_stats *cpu_stats(struct stats *s, int cpu)
+{
+	return cpu < s->ncpus ? &s->cpus[cpu] : grow_cpus(s, cpu);
 }
 
 static int trie_child(struct stats *s, int parent, int site)
@@ -64,27 +42,19 @@ static int trie_child(struct stats *s, int parent, int site)
 	uint64_t key;
 	int i;
 
-	if (parent < 0 || parent >= s->t_n)
+	if (parent < 0 || parent >= s->nnodes)
 		parent = 0;
 	key = (uint64_t)(unsigned int)parent << 32 | (unsigned int)site;
-	i = htab_get(&s->t_child, key);
+	i = htab_get(&s->child_of, key);
 	if (i >= 0)
 		return i;
-	if (s->t_n >= STATS_MAX_PATHS) {
-		s->t_dropped++;
+	if (s->nnodes >= STATS_MAX_PATHS)
 		return parent;
-	}
-	if (s->t_n == s->t_cap) {
-		s->t_cap *= 2;
-		s->t_parent = xrealloc(s->t_parent, sizeof(int) * s->t_cap);
-		s->t_site = xrealloc(s->t_site, sizeof(int) * s->t_cap);
-		s->t_count = xrealloc(s->t_count, sizeof(long long) * s->t_cap);
-	}
-	s->t_parent[s->t_n] = parent;
-	s->t_site[s->t_n] = site;
-	s->t_count[s->t_n] = 0;
-	htab_add(&s->t_child, key, s->t_n);
-	return s->t_n++;
+	s->nodes = xgrow(s->nodes, &s->cap_nodes, s->nnodes + 1,
+			 sizeof(*s->nodes));
+	s->nodes[s->nnodes] = (struct path_node){ parent, site, 0 };
+	htab_add(&s->child_of, key, s->nnodes);
+	return s->nnodes++;
 }
 
 int stats_push(struct stats *s, int cpu, int site, int atomic, int depth,
@@ -104,20 +74,15 @@ int stats_push(struct stats *s, int cpu, int site, int atomic, int depth,
 	}
 	c->pushes++;
 	if (depth >= 0) {
-		if (depth >= c->ndepth) {
-			int n = depth + 8;
-
-			c->depth = xrealloc(c->depth, sizeof(long long) * n);
-			memset(c->depth + c->ndepth, 0,
-			       sizeof(long long) * (n - c->ndepth));
-			c->ndepth = n;
-		}
+		if (depth >= c->ndepth)
+			c->depth = xgrow_zero(c->depth, &c->ndepth, depth + 1,
+					      sizeof(*c->depth));
 		c->depth[depth]++;
 	}
 	if (!s->paths)
 		return 0;
 	node = trie_child(s, parent_node, site);
-	s->t_count[node]++;
+	s->nodes[node].count++;
 	return node;
 }
 
@@ -169,12 +134,6 @@ int stats_hold_time(struct stats *s, uint64_t ns, int map_site)
 	return s->nheap < s->top || ns > s->heap[0].ns;
 }
 
-void stats_hold(struct stats *s, const struct hold_rec *h)
-{
-	if (stats_hold_time(s, h->ns, h->map_site))
-		stats_hold_keep(s, h);
-}
-
 void stats_hold_keep(struct stats *s, const struct hold_rec *h)
 {
 	if (!s->heap)
@@ -208,61 +167,33 @@ const struct hold_rec *stats_longest(struct stats *s, int *n)
 	return s->heap;
 }
 
-static unsigned int sat_add(unsigned int a, unsigned int b)
-{
-	return a > UINT32_MAX - b ? UINT32_MAX : a + b;
-}
-
+/* half as many buckets, twice as wide */
 static void tl_fold(struct stats *s)
 {
+	int half = TL_BUCKETS / 2;
+
 	for (int c = 0; c < s->ncpus; c++) {
-		unsigned short *tl = s->cpus[c].tl;
+		struct cpu_stats *cs = &s->cpus[c];
 
-		if (!tl)
+		if (!cs->tl)
 			continue;
-		unsigned int *sum = s->cpus[c].tl_sum, *n = s->cpus[c].tl_n;
+		for (int i = 0; i < half; i++) {
+			unsigned short a = cs->tl[2 * i], b = cs->tl[2 * i + 1];
 
-		for (int i = 0; i < TL_BUCKETS / 2; i++) {
-			unsigned short a = tl[2 * i], b = tl[2 * i + 1];
-
-			tl[i] = a > b ? a : b;
-			sum[i] = sat_add(sum[2 * i], sum[2 * i + 1]);
-			n[i] = sat_add(n[2 * i], n[2 * i + 1]);
-			if (n[i] == UINT32_MAX) {
-				sum[i] /= 2;
-				n[i] /= 2;
-			}
+			cs->tl[i] = a > b ? a : b;
+			cs->tl_sum[i] =
+				cs->tl_sum[2 * i] + cs->tl_sum[2 * i + 1];
+			cs->tl_n[i] = cs->tl_n[2 * i] + cs->tl_n[2 * i + 1];
 		}
-		memset(tl + TL_BUCKETS / 2, 0,
-		       sizeof(*tl) * (TL_BUCKETS - TL_BUCKETS / 2));
-		memset(sum + TL_BUCKETS / 2, 0,
-		       sizeof(*sum) * (TL_BUCKETS - TL_BUCKETS / 2));
-		memset(n + TL_BUCKETS / 2, 0,
-		       sizeof(*n) * (TL_BUCKETS - TL_BUCKETS / 2));
+		memset(cs->tl + half, 0, sizeof(*cs->tl) * (TL_BUCKETS - half));
+		memset(cs->tl_sum + half, 0,
+		       sizeof(*cs->tl_sum) * (TL_BUCKETS - half));
+		memset(cs->tl_n + half, 0,
+		       sizeof(*cs->tl_n) * (TL_BUCKETS - half));
 	}
 	s->tl_width *= 2;
 	s->tl_used = (s->tl_used + 1) / 2;
 	s->tl_hi = 0; /* the buckets moved */
-}
-
-/* the timeline bucket of a time, folding the timeline when it is past */
-static int tl_bucket(struct stats *s, unsigned long long ts)
-{
-	unsigned long long b;
-
-	if (ts >= s->tl_lo && ts < s->tl_hi)
-		return s->tl_b;
-	if (ts < s->tl_t0)
-		return 0;
-	b = (ts - s->tl_t0) / s->tl_width;
-	while (b >= TL_BUCKETS) {
-		tl_fold(s);
-		b = (ts - s->tl_t0) / s->tl_width;
-	}
-	s->tl_b = (int)b;
-	s->tl_lo = s->tl_t0 + b * s->tl_width;
-	s->tl_hi = s->tl_lo + s->tl_width;
-	return s->tl_b;
 }
 
 void stats_nesting(struct stats *s, int cpu, unsigned long long ts, int total)
@@ -282,17 +213,25 @@ void stats_nesting(struct stats *s, int cpu, unsigned long long ts, int total)
 		c->tl_sum = xcalloc(TL_BUCKETS, sizeof(*c->tl_sum));
 		c->tl_n = xcalloc(TL_BUCKETS, sizeof(*c->tl_n));
 	}
-	b = tl_bucket(s, ts);
+	/* the bucket of the last event is kept: no division per event */
+	if (ts < s->tl_lo || ts >= s->tl_hi) {
+		b = ts < s->tl_t0 ? 0 : (ts - s->tl_t0) / s->tl_width;
+		/* the timeline folds until the time is in it */
+		for (; b >= TL_BUCKETS; b /= 2)
+			tl_fold(s);
+		s->tl_b = (int)b;
+		s->tl_lo = s->tl_t0 + b * s->tl_width;
+		s->tl_hi = s->tl_lo + s->tl_width;
+	}
+	b = (unsigned long long)s->tl_b;
 	if ((int)b + 1 > s->tl_used)
 		s->tl_used = (int)b + 1;
 	if (total > 65535)
 		total = 65535;
 	if (total > c->tl[b])
 		c->tl[b] = (unsigned short)total;
-	if (c->tl_n[b] < UINT32_MAX && c->tl_sum[b] <= UINT32_MAX - total) {
-		c->tl_sum[b] += (unsigned int)total;
-		c->tl_n[b]++;
-	}
+	c->tl_sum[b] += (unsigned long long)total;
+	c->tl_n[b]++;
 }
 
 void stats_free(struct stats *s)
@@ -309,9 +248,7 @@ void stats_free(struct stats *s)
 		free(s->cpus[c].tl_n);
 	}
 	free(s->cpus);
-	free(s->t_parent);
-	free(s->t_site);
-	free(s->t_count);
-	htab_free(&s->t_child);
+	free(s->nodes);
+	htab_free(&s->child_of);
 	memset(s, 0, sizeof(*s));
 }

@@ -31,6 +31,12 @@ struct hold_rec {
 	int file;
 };
 
+/* the maps made with the path from the root to a node */
+struct path_node {
+	int parent, site;
+	long long count;
+};
+
 #define TL_BUCKETS 1000
 #define STATS_MAX_PATHS (1 << 20)
 
@@ -40,11 +46,12 @@ struct cpu_stats {
 	int ndepth;
 	int max_total; /* deepest nesting of all its stacks together */
 	unsigned short *tl; /* max nesting per timeline bucket */
-	unsigned int *tl_sum, *tl_n; /* for the mean nesting per bucket */
+	/* for the mean nesting per bucket */
+	unsigned long long *tl_sum, *tl_n;
 };
 
 struct stats {
-	long long events, pushes, pops, kernel_violations;
+	long long events, pushes, pops;
 	struct site_stats *sites;
 	int nsites;
 	struct hist holds;
@@ -56,12 +63,10 @@ struct stats {
 	struct cpu_stats *cpus;
 	int ncpus;
 	/* nesting paths: a trie of call sites, node 0 is the root */
-	int *t_parent, *t_site;
-	long long *t_count;
-	int t_n, t_cap;
-	struct htab t_child; /* parent << 32 | site -> node */
+	struct path_node *nodes;
+	int nnodes, cap_nodes;
+	struct htab child_of; /* parent << 32 | site -> node */
 	int paths; /* keep the paths: only --folded shows them */
-	long long t_dropped; /* pushes past STATS_MAX_PATHS distinct paths */
 	/* timeline */
 	int tl_started;
 	unsigned long long tl_t0, tl_width;
@@ -75,9 +80,8 @@ void stats_init(struct stats *s, int top, uint64_t threshold);
 /* a mapping was pushed at that depth; returns its nesting path node */
 int stats_push(struct stats *s, int cpu, int site, int atomic, int depth,
 	       int parent_node);
-void stats_hold(struct stats *s, const struct hold_rec *h);
 /*
- * The same in two steps, the record made only when it is kept: the
+ * A hold, in two steps, the record made only when it is kept: the
  * histograms and the count over the threshold; and, when that returned 1
  * (the hold is one of the longest so far), the longest holds.
  */

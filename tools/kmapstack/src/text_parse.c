@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kmapstack: parsing one line of trace text */
 #include <ctype.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ksyms.h"
@@ -22,12 +21,7 @@ static int span_eq(struct span s, const char *lit)
 
 static const char *find(const char *p, const char *end, const char *lit)
 {
-	size_t n = strlen(lit);
-
-	for (; p + n <= end; p++)
-		if (*p == lit[0] && !memcmp(p, lit, n))
-			return p;
-	return NULL;
+	return memmem(p, (size_t)(end - p), lit, strlen(lit));
 }
 
 /* an unsigned number in base 10 or 16 (0x); returns 0 if not one */
@@ -143,8 +137,7 @@ static int flags_of(struct span s, int *flags)
 
 		while (j < s.n && s.p[j] != '|')
 			j++;
-		w.p = s.p + i;
-		w.n = j - i;
+		w = (struct span){ s.p + i, j - i };
 		if (span_eq(w, "atomic"))
 			*flags |= KMS_F_ATOMIC;
 		else if (span_eq(w, "forced"))
@@ -171,31 +164,21 @@ static long long parse_count(const char *p, const char *end)
 /* CPU:N [LOST M EVENTS], CPU:N [M EVENTS DROPPED], CPU:N [EVENTS DROPPED] */
 static int parse_lost(const char *p, const char *end, struct text_line *out)
 {
-	unsigned long long cpu;
-	const char *q = p + 4, *b, *e;
-	struct span s;
+	long long cpu = parse_count(p + 4, end);
+	const char *b = find(p + 4, end, "["), *e, *l;
 
-	while (q < end && isdigit((unsigned char)*q))
-		q++;
-	s.p = p + 4;
-	s.n = (size_t)(q - s.p);
-	if (!parse_ull(s, &cpu) || cpu > 1000000)
-		return TL_OTHER;
-	b = find(q, end, "[");
 	e = b ? find(b, end, "]") : NULL;
-	if (!e)
+	if (cpu < 0 || cpu > 1000000 || !e)
 		return TL_OTHER;
 	out->lost_cpu = (int)cpu;
-	out->lost = -1;
-	if (find(b, e, "LOST ")) {
-		out->lost = parse_count(find(b, e, "LOST ") + 5, e);
-		return TL_LOST;
-	}
-	if (find(b, e, "EVENTS DROPPED")) {
+	l = find(b, e, "LOST ");
+	if (l)
+		out->lost = parse_count(l + 5, e);
+	else if (find(b, e, "EVENTS DROPPED"))
 		out->lost = parse_count(b + 1, e);
-		return TL_LOST;
-	}
-	return TL_OTHER;
+	else
+		return TL_OTHER;
+	return TL_LOST;
 }
 
 /* seconds.fraction (or plain ns) to ns; *digits: of the fraction */
@@ -204,23 +187,20 @@ static int parse_ts(struct span s, unsigned long long *ns, int *digits)
 	const char *dot = memchr(s.p, '.', s.n);
 	struct span a, b;
 	unsigned long long sec, frac = 0;
-	size_t n;
 
 	*digits = 9;
 	if (!dot)
 		return parse_ull(s, ns);
-	a.p = s.p;
-	a.n = (size_t)(dot - s.p);
-	b.p = dot + 1;
-	b.n = s.n - a.n - 1;
+	a = (struct span){ s.p, (size_t)(dot - s.p) };
+	/* the first 9 digits of the fraction */
+	b = (struct span){ dot + 1, s.n - a.n - 1 };
+	b.n = b.n > 9 ? 9 : b.n;
 	if (!parse_ull(a, &sec) || sec > 18000000000ULL)
 		return 0;
-	n = b.n > 9 ? 9 : b.n;
-	b.n = n;
-	*digits = (int)n;
-	if (n && !parse_ull(b, &frac))
+	*digits = (int)b.n;
+	if (b.n && !parse_ull(b, &frac))
 		return 0;
-	for (size_t i = n; i < 9; i++)
+	for (size_t i = b.n; i < 9; i++)
 		frac *= 10;
 	*ns = sec * 1000000000ULL + frac;
 	return 1;
@@ -254,29 +234,22 @@ static int latency_ctx(struct span s)
 static struct span last_token(const char *p, const char **q)
 {
 	const char *e = *q, *b;
-	struct span t;
 
 	while (e > p && isspace((unsigned char)e[-1]))
 		e--;
 	b = e;
 	while (b > p && !isspace((unsigned char)b[-1]))
 		b--;
-	t.p = b;
-	t.n = (size_t)(e - b);
 	*q = b;
-	return t;
+	return (struct span){ b, (size_t)(e - b) };
 }
 
 static int cpu_token(struct span t, int *cpu)
 {
 	unsigned long long v;
-	struct span c;
 
-	if (t.n < 3 || t.p[0] != '[' || t.p[t.n - 1] != ']')
-		return 0;
-	c.p = t.p + 1;
-	c.n = t.n - 2;
-	if (!parse_ull(c, &v) || v >= 65536)
+	if (t.n < 3 || t.p[0] != '[' || t.p[t.n - 1] != ']' ||
+	    !parse_ull((struct span){ t.p + 1, t.n - 2 }, &v) || v >= 65536)
 		return 0;
 	*cpu = (int)v;
 	return 1;
@@ -345,16 +318,12 @@ static int parse_header(const char *p, const char *end, struct text_line *out)
 				return 0;
 		} else {
 			/* "0d.h1." : the CPU, then the latency flags */
-			struct span cs, ls;
-
 			while (i < t.n && isdigit((unsigned char)t.p[i]))
 				i++;
-			cs.p = t.p;
-			cs.n = i;
-			ls.p = t.p + i;
-			ls.n = t.n - i;
-			lc = latency_ctx(ls);
-			if (!i || lc < -1 || !parse_ull(cs, &v) || v >= 65536)
+			lc = latency_ctx((struct span){ t.p + i, t.n - i });
+			if (!i || lc < -1 ||
+			    !parse_ull((struct span){ t.p, i }, &v) ||
+			    v >= 65536)
 				return 0;
 			out->ev.in_ctx = lc;
 			out->ev.cpu = (int)v;
@@ -380,12 +349,9 @@ static int parse_header(const char *p, const char *end, struct text_line *out)
 		return perf_header(p, dash, e, out);
 	if (dash == e || dash == p || dash[-1] != '-')
 		return 0;
-	{
-		struct span ps = { dash, (size_t)(e - dash) };
-
-		if (!parse_ull(ps, &v) || v > 0x7fffffff)
-			return 0;
-	}
+	if (!parse_ull((struct span){ dash, (size_t)(e - dash) }, &v) ||
+	    v > 0x7fffffff)
+		return 0;
 	out->ev.pid = (int)v;
 	set_comm(out, p, dash - 1);
 	return 1;
@@ -465,8 +431,7 @@ int text_parse_line(const char *line, size_t len, struct text_line *out)
 	tsp = tag;
 	while (tsp > line && !isspace((unsigned char)tsp[-1]))
 		tsp--;
-	ts.p = tsp;
-	ts.n = (size_t)(tag - tsp);
+	ts = (struct span){ tsp, (size_t)(tag - tsp) };
 	if (!parse_ts(ts, &out->ev.ts, &out->ts_digits) ||
 	    !parse_header(line, tsp, out))
 		return TL_BAD;
@@ -475,7 +440,7 @@ int text_parse_line(const char *line, size_t len, struct text_line *out)
 	out->ev.caller = out->ev.map_caller = out->ev.top_caller = KMS_NO_SITE;
 	/* key=value ... ; a value may be followed by " [module]" */
 	while (body < end) {
-		const char *k, *eq, *v, *ve;
+		const char *k, *eq, *v, *ve, *m;
 		struct span key, val;
 
 		while (body < end && isspace((unsigned char)*body))
@@ -492,28 +457,20 @@ int text_parse_line(const char *line, size_t len, struct text_line *out)
 		ve = v;
 		while (ve < end && !isspace((unsigned char)*ve))
 			ve++;
-		body = ve;
-		{
-			const char *m = ve;
-
-			while (m < end && *m == ' ')
+		/* a " [module]" after the value is part of it */
+		m = ve;
+		while (m < end && *m == ' ')
+			m++;
+		if (m < end && *m == '[') {
+			while (m < end && *m != ']' &&
+			       !isspace((unsigned char)*m))
 				m++;
-			if (m < end && *m == '[') {
-				const char *me = m;
-
-				while (me < end && *me != ']' &&
-				       !isspace((unsigned char)*me))
-					me++;
-				if (me < end && *me == ']') {
-					ve = me + 1;
-					body = ve;
-				}
-			}
+			if (m < end && *m == ']')
+				ve = m + 1;
 		}
-		key.p = k;
-		key.n = (size_t)(eq - k);
-		val.p = v;
-		val.n = (size_t)(ve - v);
+		body = ve;
+		key = (struct span){ k, (size_t)(eq - k) };
+		val = (struct span){ v, (size_t)(ve - v) };
 		if (span_eq(key, "caller")) {
 			out->ev.caller = parse_site(val);
 			have |= HAVE(K_CALLER);

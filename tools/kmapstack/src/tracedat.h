@@ -11,7 +11,6 @@
 #define KMS_TRACEDAT_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 #include "input.h"
 
@@ -30,10 +29,6 @@ struct dat_writer {
 };
 
 #define DAT_PID_BITS (1 << 22)
-
-/* one message: the alen bytes at a, then the blen bytes at b */
-void dat_write(struct dat_writer *w, uint32_t type, const void *a, size_t alen,
-	       const void *b, size_t blen);
 
 /*
  * tracedat_pass() - every record of the trace.dat at path, as messages

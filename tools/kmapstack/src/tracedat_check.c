@@ -81,25 +81,25 @@ int tracedat_check(int fd, unsigned long long size, char *why, size_t whylen)
 		goto truncated;
 	for (off += 8; off < size; off += SECTION_HEADER + len) {
 		if (get(&b, off, h, sizeof(h))) {
-			snprintf(why, whylen,
-				 "truncated or corrupt: %llu bytes of a "
-				 "section header at its end",
-				 size - off);
+			snprintf(
+				why, whylen,
+				"truncated or corrupt: %llu bytes of a section header at its end",
+				size - off);
 			return -1;
 		}
 		len = num(h + 8, 8, big);
 		if (!num(h, 2, big) && !len) {
-			snprintf(why, whylen,
-				 "truncated or corrupt: zeros where a section "
-				 "should be, from byte %llu to its end at %llu",
-				 off, size);
+			snprintf(
+				why, whylen,
+				"truncated or corrupt: zeros where a section should be, from byte %llu to its end at %llu",
+				off, size);
 			return -1;
 		}
 		if (len > size - off - SECTION_HEADER) {
-			snprintf(why, whylen,
-				 "truncated or corrupt: its section at byte "
-				 "%llu has %llu bytes, past its end at %llu",
-				 off, len, size);
+			snprintf(
+				why, whylen,
+				"truncated or corrupt: its section at byte %llu has %llu bytes, past its end at %llu",
+				off, len, size);
 			return -1;
 		}
 	}

@@ -78,36 +78,34 @@ static void child(int full_fd, int free_fd, struct wire_bufs *b,
 	_exit(0);
 }
 
-/* how the child ended, when it did not end its pass */
-static void death(int status, struct input_src *src, const char *path,
-		  char *err, size_t errlen)
+/* why the pass failed: the child wrote a malformed stream, or died */
+static void failed(int ended, int status, struct input_src *src,
+		   const char *path, char *err, size_t errlen)
 {
 	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	char how[128];
 
-	if (sig == SIGXCPU || sig == SIGKILL)
+	if (ended == -1)
+		snprintf(how, sizeof(how),
+			 "the process reading it wrote a malformed stream");
+	else if (sig == SIGXCPU || sig == SIGKILL)
 		snprintf(
-			err, errlen,
-			"%s: cannot read this trace.dat (truncated or corrupt: "
-			"libtracecmd did not end its pass within %llu s of "
-			"CPU time)",
-			path,
-			(unsigned long long)(CPU_LIMIT_BASE +
-					     src->size /
-						     CPU_LIMIT_BYTES_PER_S));
+			how, sizeof(how),
+			"libtracecmd did not end its pass within %llu s of CPU time",
+			CPU_LIMIT_BASE + src->size / CPU_LIMIT_BYTES_PER_S);
 	else if (sig)
 		snprintf(
-			err, errlen,
-			"%s: cannot read this trace.dat (truncated or corrupt: "
-			"the process reading it through libtracecmd died of "
-			"signal %d, %s)",
-			path, sig, strsignal(sig));
+			how, sizeof(how),
+			"the process reading it through libtracecmd died of signal %d, %s",
+			sig, strsignal(sig));
 	else
 		snprintf(
-			err, errlen,
-			"%s: cannot read this trace.dat (truncated or corrupt: "
-			"the process reading it through libtracecmd exited "
-			"with status %d before its end)",
-			path, WEXITSTATUS(status));
+			how, sizeof(how),
+			"the process reading it through libtracecmd exited with status %d before its end",
+			WEXITSTATUS(status));
+	snprintf(err, errlen,
+		 "%s: cannot read this trace.dat (truncated or corrupt: %s)",
+		 path, how);
 }
 
 int input_tracedat(struct input_src *src, struct replay *r,
@@ -115,8 +113,9 @@ int input_tracedat(struct input_src *src, struct replay *r,
 {
 	struct wire_bufs *b;
 	struct dat_stream *s;
-	int full[2], back[2], status = 0, ended;
-	pid_t pid;
+	/* (pipe2() leaves them as they are when it fails) */
+	int full[2] = { -1, -1 }, back[2] = { -1, -1 }, status = 0, ended = -2;
+	pid_t pid = -1;
 
 	info->kind = INPUT_TRACEDAT;
 	*err = 0;
@@ -127,34 +126,24 @@ int input_tracedat(struct input_src *src, struct replay *r,
 			 strerror(errno));
 		return -1;
 	}
-	if (pipe2(full, O_CLOEXEC)) {
+	if (pipe2(full, O_CLOEXEC) || pipe2(back, O_CLOEXEC)) {
 		snprintf(err, errlen, "%s: pipe: %s", info->path,
 			 strerror(errno));
-		munmap(b, sizeof(*b));
-		return -1;
-	}
-	if (pipe2(back, O_CLOEXEC)) {
-		snprintf(err, errlen, "%s: pipe: %s", info->path,
-			 strerror(errno));
-		close(full[0]);
-		close(full[1]);
-		munmap(b, sizeof(*b));
-		return -1;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		close(full[0]);
-		close(back[1]);
-		child(full[1], back[0], b, src, info);
+	} else {
+		fflush(NULL);
+		pid = fork();
+		if (pid == 0) {
+			close(full[0]);
+			close(back[1]);
+			child(full[1], back[0], b, src, info);
+		}
+		if (pid < 0)
+			snprintf(err, errlen, "%s: fork: %s", info->path,
+				 strerror(errno));
 	}
 	close(full[1]);
 	close(back[0]);
-	if (pid < 0) {
-		snprintf(err, errlen, "%s: fork: %s", info->path,
-			 strerror(errno));
-		ended = -2;
-	} else {
+	if (pid > 0) {
 		s = dat_stream_new(r, info, src->size);
 		ended = dat_stream_run(s, b, full[0], back[1], err, errlen);
 		dat_stream_free(s);
@@ -166,14 +155,8 @@ int input_tracedat(struct input_src *src, struct replay *r,
 	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	munmap(b, sizeof(*b));
-	if (ended == 0)
-		death(status, src, info->path, err, errlen);
-	else if (ended == -1)
-		snprintf(
-			err, errlen,
-			"%s: cannot read this trace.dat (truncated or corrupt: "
-			"the process reading it wrote a malformed stream)",
-			info->path);
+	if (ended == 0 || ended == -1)
+		failed(ended, status, src, info->path, err, errlen);
 	return ended > 0 && !*err ? 0 : -1;
 }
 

@@ -24,15 +24,16 @@ const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 
 struct pass {
 	struct decoder dec;
-	unsigned int misses; /* the decoder's as the sites were last sent */
 	struct dat_writer *w;
 	long long records, bad;
 	unsigned long long n;
+	unsigned int misses; /* the decoder's as the sites were last sent */
 	unsigned long long first[PROGRESS_CPUS], cur[PROGRESS_CPUS];
 };
 
-void dat_write(struct dat_writer *w, uint32_t type, const void *a, size_t alen,
-	       const void *b, size_t blen)
+/* one message: the alen bytes at a, then the blen bytes at b */
+static void dat_write(struct dat_writer *w, uint32_t type, const void *a,
+		      size_t alen, const void *b, size_t blen)
 {
 	struct wire_head h;
 	unsigned char *p;
@@ -73,43 +74,28 @@ static void record(struct pass *p, struct tep_record *rec, int e)
 {
 	struct decoder *d = &p->dec;
 	struct dat_writer *w = p->w;
+	int pid = decoder_pid(d, rec);
 	struct wire_rec m = { .ts = rec->ts,
 			      .cpu = rec->cpu,
-			      .e = (uint16_t)e };
-	struct wire_head h = { W_REC, 0 };
-	int pid = decoder_pid(d, rec);
-	unsigned char *q;
+			      .pid = pid,
+			      .e = (uint16_t)e,
+			      .size = (uint16_t)d->l.ev[e].min_size };
 
-	m.pid = pid;
-	m.size = (uint16_t)d->l.ev[e].min_size;
 	m.caller = decoder_site_of(d, e, rec->data, DF_CALLER);
-	m.map_caller = m.top_caller = KMS_NO_SITE;
-	if (e == 2) {
-		m.map_caller = decoder_site_of(d, e, rec->data, DF_MAP_CALLER);
-		m.top_caller = decoder_site_of(d, e, rec->data, DF_TOP_CALLER);
-	}
+	m.map_caller = decoder_site_of(d, e, rec->data, DF_MAP_CALLER);
+	m.top_caller = decoder_site_of(d, e, rec->data, DF_TOP_CALLER);
 	/* a site is new only after a miss of the decoder's cache */
-	if (d->misses != p->misses) {
-		p->misses = d->misses;
-		for (; w->sites_sent < sites_count(); w->sites_sent++)
-			write_text(w, W_SITE, w->sites_sent,
-				   sites_name(w->sites_sent));
-	}
+	for (; d->misses != p->misses && w->sites_sent < sites_count();
+	     w->sites_sent++)
+		write_text(w, W_SITE, w->sites_sent, sites_name(w->sites_sent));
+	p->misses = d->misses;
 	if (pid < 0 || pid >= DAT_PID_BITS ||
 	    !(w->pid_sent[pid >> 3] & (1 << (pid & 7)))) {
 		if (pid >= 0 && pid < DAT_PID_BITS)
 			w->pid_sent[pid >> 3] |= 1 << (pid & 7);
 		write_text(w, W_COMM, pid, tep_data_comm_from_pid(d->tep, pid));
 	}
-	/* in place, the most frequent message: the head, m, the bytes */
-	h.len = (uint32_t)(sizeof(m) + m.size);
-	if (w->n + sizeof(h) + h.len > WIRE_BUF_SIZE)
-		w->flush(w);
-	q = w->b->buf[w->cur] + w->n;
-	memcpy(q, &h, sizeof(h));
-	memcpy(q + sizeof(h), &m, sizeof(m));
-	memcpy(q + sizeof(h) + sizeof(m), rec->data, m.size);
-	w->n += sizeof(h) + h.len;
+	dat_write(w, W_REC, &m, sizeof(m), rec->data, m.size);
 }
 
 static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
@@ -149,11 +135,10 @@ static void no_records(struct tracecmd_input *handle, const char *name,
 	int n = tracecmd_buffer_instances(handle);
 	size_t len;
 
-	snprintf(err, errlen,
-		 "%s: no kmap_stack events in this trace.dat (the formats are "
-		 "there, no record): record them with trace-cmd record -e "
-		 "kmap_stack on a kernel with CONFIG_DEBUG_KMAP_STACK",
-		 name);
+	snprintf(
+		err, errlen,
+		"%s: no kmap_stack events in this trace.dat (the formats are there, no record): record them with trace-cmd record -e kmap_stack on a kernel with CONFIG_DEBUG_KMAP_STACK",
+		name);
 	/* only the top-level buffer is read */
 	for (int i = 0; i < n; i++) {
 		len = strlen(err);
@@ -180,10 +165,10 @@ void tracedat_pass(const char *path, const char *name, struct dat_writer *w,
 		tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS |
 					    TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!handle) {
-		snprintf(err, sizeof(err),
-			 "%s: cannot read this trace.dat (truncated or "
-			 "corrupt: libtracecmd cannot open it)",
-			 name);
+		snprintf(
+			err, sizeof(err),
+			"%s: cannot read this trace.dat (truncated or corrupt: libtracecmd cannot open it)",
+			name);
 	} else if (decoder_init(&p.dec, tracecmd_get_tep(handle), why,
 				sizeof(why))) {
 		snprintf(err, sizeof(err), "%s: %s", name, why);

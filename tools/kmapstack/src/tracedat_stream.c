@@ -2,8 +2,9 @@
 /*
  * kmapstack: this process's side of the child that reads a trace.dat
  * (tracedat_child.c): its messages (tracedat_wire.h) read from the
- * buffers it hands over, the records decoded and replayed as they come. Nothing the child wrote is trusted:
- * lengths, site indices and fields are checked before use.
+ * buffers it hands over, the records decoded and replayed as they come.
+ * Nothing the child wrote is trusted: lengths, site indices and fields are
+ * checked before use.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -43,7 +44,6 @@ struct dat_stream *dat_stream_new(struct replay *r, struct input_info *info,
 	s->r = r;
 	s->info = info;
 	s->base = sites_count();
-	htab_init(&s->comm_of);
 	progress_start(&s->prog, info->progress, info->path, size);
 	return s;
 }
@@ -122,7 +122,6 @@ static int record(struct dat_stream *s, const unsigned char *p, size_t len)
 	ev.caller = map_site(s, w.caller);
 	ev.map_caller = map_site(s, w.map_caller);
 	ev.top_caller = map_site(s, w.top_caller);
-	s->info->last_ts = ev.ts;
 	replay_event(s->r, &ev);
 	return 0;
 }
@@ -162,13 +161,10 @@ static int message(struct dat_stream *s, uint32_t type, const void *p,
 		memcpy(&l, p, sizeof(l));
 		replay_lost(s->r, l.cpu, l.ts, l.missed < 0 ? -1 : l.missed);
 		return 0;
-	case W_CLOCK: {
-		char clock[64];
-
-		snprintf(clock, sizeof(clock), "%.*s", (int)len, text);
-		input_set_clock(s->info, clock);
+	case W_CLOCK:
+		snprintf(s->info->clock, sizeof(s->info->clock), "%.*s",
+			 (int)len, text);
 		return 0;
-	}
 	case W_PROGRESS:
 		if (len != sizeof(done))
 			return -1;

@@ -28,45 +28,43 @@ static const struct {
 	const char *text;
 } opts[] = {
 	{ ALL, "  --json              JSON output (docs/kmapstack-json.md)" },
-	{ ALL, "  --folded            folded stacks for flame graphs: "
-	       "outer;inner count" },
-	{ ALL, "  --svg               SVG output: depth over time and hold "
-	       "times" },
-	{ ALL, "  -o, --output FILE   the output to FILE (never one of the "
-	       "inputs)" },
-	{ ALL, "  --pid LIST          only the events of these tasks "
-	       "(1234,1235)" },
-	{ ALL, "  --comm LIST         only the events of tasks of these names "
-	       "(bash,dd)" },
+	{ ALL,
+	  "  --folded            folded stacks for flame graphs: outer;inner count" },
+	{ ALL,
+	  "  --svg               SVG output: depth over time and hold times" },
+	{ ALL,
+	  "  -o, --output FILE   the output to FILE (never one of the inputs)" },
+	{ ALL,
+	  "  --pid LIST          only the events of these tasks (1234,1235)" },
+	{ ALL,
+	  "  --comm LIST         only the events of tasks of these names (bash,dd)" },
 	{ ALL, "  --cpu LIST          only the events of these CPUs (0,2-3)" },
-	{ ALL, "  --since T, --until T  only the events from / up to trace "
-	       "time T\n"
-	       "                      (12.5, 12500ms; a bare number is "
-	       "seconds)" },
-	{ R | C | L, "  --kind LIST         only the violations of these "
-		     "kinds (mismatch,unknown)" },
-	{ ALL, "  --kallsyms FILE     a /proc/kallsyms saved after the "
-	       "recording: names\n"
-	       "                      the functions of modules loaded "
-	       "during it" },
-	{ R | S | L, "  --hold-threshold T  list the holds of T or more "
-		     "(1ms, 250us; a bare\n"
-		     "                      number is seconds)" },
-	{ R | S | L, "  --top N             longest holds to list (default "
-		     "10)" },
-	{ R | C | L, "  --max-violations N  violations to keep in detail "
-		     "(default 1000)" },
-	{ R | C | L, "  --strict            mappings held at the end of the "
-		     "trace are violations" },
-	{ C, "  --fail-on-gaps      lost events or mappings held at the end "
-	     "make the exit\n"
-	     "                      status 1 (else a warning)" },
+	{ ALL,
+	  "  --since T, --until T  only the events from / up to trace time T\n"
+	  "                      (12.5, 12500ms; a bare number is seconds)" },
+	{ R | C | L,
+	  "  --kind LIST         only the violations of these kinds (mismatch,unknown)" },
+	{ ALL,
+	  "  --kallsyms FILE     a /proc/kallsyms saved after the recording: names\n"
+	  "                      the functions of modules loaded during it" },
+	{ R | S | L,
+	  "  --hold-threshold T  list the holds of T or more (1ms, 250us; a bare\n"
+	  "                      number is seconds)" },
+	{ R | S | L,
+	  "  --top N             longest holds to list (default 10)" },
+	{ R | C | L,
+	  "  --max-violations N  violations to keep in detail (default 1000)" },
+	{ R | C | L,
+	  "  --strict            mappings held at the end of the trace are violations" },
+	{ C,
+	  "  --fail-on-gaps      lost events or mappings held at the end make the exit\n"
+	  "                      status 1 (else a warning)" },
 	{ R | C | S, "  --no-progress       no progress line on stderr" },
-	{ L, "  --duration T        stop after T (10, 10s, 500ms; default: at "
-	     "Ctrl-C\n"
-	     "                      or SIGTERM)" },
-	{ L, "  --buffer-size KB    the ring buffer of each CPU (trace-cmd "
-	     "-b)" },
+	{ L,
+	  "  --duration T        stop after T (10, 10s, 500ms; default: at Ctrl-C\n"
+	  "                      or SIGTERM)" },
+	{ L,
+	  "  --buffer-size KB    the ring buffer of each CPU (trace-cmd -b)" },
 	{ L, "  --tracefs DIR       the tracefs mount point" },
 	{ ALL, "  -h, --help          this text" },
 	{ ALL, "  -V, --version       the version" },
@@ -90,21 +88,19 @@ void usage_print(FILE *out, int cmd)
 				i && cmd < 0 ? "      " : "usage:",
 				cmds[i].name, cmds[i].args,
 				cmd < 0 ? "         " : "  ", cmds[i].what);
-	fprintf(out, "Options go before or after the command; '--' ends "
-		     "them (record: 'kmapstack record --help').\n");
+	fprintf(out,
+		"Options go before or after the command; '--' ends them (record: 'kmapstack record --help').\n");
 	if (cmd < 0 || cmd < usage_command("live"))
 		fprintf(out,
-			"\nFILE is a trace.dat (trace-cmd record -e kmap_stack), "
-			"a perf.data (perf\nrecord -e 'kmap_stack:*'; read "
-			"through perf script --ns), or the text of\ntrace-cmd "
-			"report, perf script or /sys/kernel/tracing/trace ('-' "
-			"reads\nstandard input). Several files are analysed one "
-			"after the other, each with\nits own stacks; the "
-			"findings and statistics are added up.\n");
+			"\nFILE is a trace.dat (trace-cmd record -e kmap_stack), a perf.data (perf\n"
+			"record -e 'kmap_stack:*'; read through perf script --ns), or the text of\n"
+			"trace-cmd report, perf script or /sys/kernel/tracing/trace ('-' reads\n"
+			"standard input). Several files are analysed one after the other, each with\n"
+			"its own stacks; the findings and statistics are added up.\n");
 	fprintf(out, "\noptions:\n");
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
 		if (cmd < 0 || (opts[i].cmds & (1 << cmd)))
 			fprintf(out, "%s\n", opts[i].text);
-	fprintf(out, "\nexit status: 0 clean, 1 violations found, 2 usage or "
-		     "input error\n");
+	fprintf(out,
+		"\nexit status: 0 clean, 1 violations found, 2 usage or input error\n");
 }

@@ -43,6 +43,15 @@ void *xgrow(void *p, int *cap, int want, size_t size)
 	return xrealloc(p, (size_t)n * size);
 }
 
+void *xgrow_zero(void *p, int *cap, int want, size_t size)
+{
+	int old = *cap;
+
+	p = xgrow(p, cap, want, size);
+	memset((char *)p + size * (size_t)old, 0, size * (size_t)(*cap - old));
+	return p;
+}
+
 char *xstrndup(const char *s, size_t n)
 {
 	char *p = xmalloc(n + 1);

@@ -13,6 +13,8 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 /* grow an array of elements of size to hold at least want, doubling */
 void *xgrow(void *p, int *cap, int want, size_t size);
+/* the same, the new elements zeroed */
+void *xgrow_zero(void *p, int *cap, int want, size_t size);
 char *xstrndup(const char *s, size_t n);
 
 #endif

@@ -87,11 +87,11 @@ static void clock_unit(void)
 	rc.inputs = in;
 	rc.ninputs = 1;
 	CHECK(!strcmp(report_time_unit(&rc), "ns"));
-	input_set_clock(&in[0], "mono");
+	strcpy(in[0].clock, "mono");
 	CHECK(!strcmp(report_time_unit(&rc), "ns"));
-	input_set_clock(&in[0], "x86-tsc");
+	strcpy(in[0].clock, "x86-tsc");
 	CHECK(!strcmp(report_time_unit(&rc), "cycles"));
-	input_set_clock(&in[0], "counter");
+	strcpy(in[0].clock, "counter");
 	CHECK(!strcmp(report_time_unit(&rc), "counts"));
 	rc.ninputs = 2;
 	CHECK(!strcmp(report_time_unit(&rc), "ticks"));
@@ -115,12 +115,13 @@ static void clock_report(void)
 	stats_init(&st, 10, 10);
 	findings_init(&f, 10);
 	memset(&in, 0, sizeof(in));
-	input_set_clock(&in, "x86-tsc");
+	strcpy(in.clock, "x86-tsc");
 	memset(&h, 0, sizeof(h));
 	h.ns = 1234;
 	h.ts = 5000000123ULL;
 	h.map_site = h.unmap_site = -1;
-	stats_hold(&st, &h);
+	if (stats_hold_time(&st, h.ns, h.map_site))
+		stats_hold_keep(&st, &h);
 	memset(&rc, 0, sizeof(rc));
 	rc.o = &o;
 	rc.st = &st;

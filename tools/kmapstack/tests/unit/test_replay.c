@@ -44,7 +44,7 @@ void test_replay(void)
 	sites_reset();
 	stats_init(&st, 10, 0);
 	findings_init(&f, 2);
-	r = replay_new(&st, &f, 0);
+	r = replay_new(&st, &f, 0, NULL);
 	feed(r, PUSH(1, 1, "a", 0x1000, 1));
 	feed(r, PUSH(2, 1, "b", 0x2000, 2));
 	feed(r, POP(3, 1, "ua", 0x1000, 1));
