@@ -651,7 +651,13 @@ static void do_violation(struct replay *r, const struct kms_event *ev,
 	r->f->kernel_events++;
 	if (ev->kind < 1 || ev->kind > KMS_ABI_KIND_MAX)
 		return;
-	if (kms_kind_is_report_only(ev->kind)) {
+	/*
+	 * Cross-context without an address: a handler returned having
+	 * unmapped what the context it interrupted mapped; its pops were
+	 * traced already
+	 */
+	if (kms_kind_is_report_only(ev->kind) ||
+	    (ev->kind == KMS_CROSS_CONTEXT && !ev->addr)) {
 		/* the kernel still traces the push and the pop */
 		kernel_finding(r, c, ev, t->comm, t)->note =
 			ev->kind == KMS_OVERFLOW ?
