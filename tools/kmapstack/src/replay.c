@@ -643,6 +643,14 @@ static void do_pop(struct replay *r, const struct kms_event *ev, struct task *t,
 	check_depth(r, s, ev->depth);
 }
 
+/* a slot for a report to wait in; on a full CPU, those waiting end unmatched */
+static struct pending *pending_slot(struct replay *r, struct cpu *c)
+{
+	if (c->npend == MAX_PENDING)
+		flush_pending(r, c, 0, NULL);
+	return &c->pend[c->npend++];
+}
+
 static void do_violation(struct replay *r, const struct kms_event *ev,
 			 struct task *t, struct cpu *c)
 {
@@ -652,22 +660,19 @@ static void do_violation(struct replay *r, const struct kms_event *ev,
 	if (ev->kind < 1 || ev->kind > KMS_ABI_KIND_MAX)
 		return;
 	/*
-	 * Cross-context without an address: a handler returned having
-	 * unmapped what the context it interrupted mapped; its pops were
-	 * traced already
+	 * The kernel still traces the push and the pop; a cross-context
+	 * report without an address is of a handler that returned having
+	 * unmapped what the context it interrupted mapped, pops traced already
 	 */
 	if (kms_kind_is_report_only(ev->kind) ||
 	    (ev->kind == KMS_CROSS_CONTEXT && !ev->addr)) {
-		/* the kernel still traces the push and the pop */
 		kernel_finding(r, c, ev, t->comm, t)->note =
 			ev->kind == KMS_OVERFLOW ?
 				"reported by the kernel only: the replay has no depth limit" :
 				"reported by the kernel only: a report, the stacks are unchanged";
 		return;
 	}
-	if (c->npend == MAX_PENDING)
-		flush_pending(r, c, 0, NULL);
-	p = &c->pend[c->npend++];
+	p = pending_slot(r, c);
 	p->ev = *ev;
 	p->ev.comm = NULL;
 	p->owner = ev->ctx == KMS_CTX_TASK ? t : NULL;
@@ -687,9 +692,7 @@ static void pending_follow(struct replay *r, struct task *t, struct cpu *c)
 			i++;
 			continue;
 		}
-		if (c->npend == MAX_PENDING)
-			flush_pending(r, c, 0, NULL);
-		c->pend[c->npend++] = last->pend[i];
+		*pending_slot(r, c) = last->pend[i];
 		pending_remove(last, i);
 	}
 }
