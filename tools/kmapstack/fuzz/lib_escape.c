@@ -37,6 +37,9 @@ static unsigned long pc_of(void *uc_)
 	return (unsigned long)uc->uc_mcontext.gregs[REG_RIP];
 }
 
+/* how far below the stack pointer a new frame may fault */
+#define OVERFLOW_REACH (64 * 1024)
+
 /* a fault just below the stack pointer: the stack is gone */
 static int stack_overflow(const siginfo_t *si, void *uc_)
 {
@@ -45,7 +48,7 @@ static int stack_overflow(const siginfo_t *si, void *uc_)
 	unsigned long addr = (unsigned long)si->si_addr;
 
 	return si->si_signo == SIGSEGV && addr < sp + 4096 &&
-	       addr + LIB_ESCAPE_STACK > sp;
+	       addr + OVERFLOW_REACH > sp;
 }
 
 /* over time: leave the run, but only from the libraries' code */
