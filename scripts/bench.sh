@@ -70,6 +70,8 @@ build() {
 		esac
 	done < "$KMS_SCRIPTS/configs/bench/$v.config"
 	make -s -C "$KMS_TREE" O="$out" ARCH="$KMS_KARCH" CC="ccache gcc" -j"$(nproc)" bzImage modules
+	# the text the variant's vmlinux has, for bench-table.py's text row
+	echo "arch=$arch variant=$v text=$(size "$out/vmlinux" | awk 'NR == 2 { print $1 }')" >> "$results"
 	rm -rf "$mod" && mkdir -p "$mod"
 	cp "$KMS_REPO"/tests/modules/kmapbench/{kmapbench.c,Kbuild} "$mod/"
 	make -s -C "$out" ARCH="$KMS_KARCH" CC="ccache gcc" M="$mod" modules

@@ -21,11 +21,3 @@ if [ -d /sys/kernel/tracing/events/kmap_stack ]; then
 	bench $iters events=on
 	echo 0 > /sys/kernel/tracing/events/kmap_stack/enable
 fi
-# A kernel with the stack traces built in, with them switched off at run
-# time (kmap_stack.stack_traces=0): the fast paths again
-st=/sys/module/kmap_stack/parameters/stack_traces
-if [ -w $st ]; then
-	echo 0 > $st
-	bench 20000 events=off stack_traces=off
-	echo 1 > $st
-fi

@@ -19,15 +19,17 @@ longer found in the tree is an error: the series changed, update it here.
 import sys
 
 MUTANTS = {
-    "nested": [("mm/kmap_stack/core.c", """	e = &ks->entries[depth];
-	WRITE_ONCE(e->addr, 0);
+    "nested": [("mm/kmap_stack/core.c", """	WRITE_ONCE(ks->addr[depth], 0);
 	barrier();
 	WRITE_ONCE(ks->depth, depth + 1);
 	barrier();
-	e->ip = ip;""", """	e = &ks->entries[depth];
-	WRITE_ONCE(e->addr, page | flags);
-	e->ip = ip;"""), ("mm/kmap_stack/core.c", """	barrier();
-	WRITE_ONCE(e->addr, page | flags);
+	ks->ip[depth] = ip;
+	ks->ts[depth] = jiffies;
+	/*""", """	WRITE_ONCE(ks->addr[depth], page | flags);
+	ks->ip[depth] = ip;
+	ks->ts[depth] = jiffies;
+	/*"""), ("mm/kmap_stack/core.c", """	barrier();
+	WRITE_ONCE(ks->addr[depth], page | flags);
 
 	if (unlikely(kmap_stack_total(ctx)""", """	barrier();
 	WRITE_ONCE(ks->depth, depth + 1);
@@ -41,10 +43,12 @@ MUTANTS = {
 			 _RET_IP_);
 }""")],
     "cross": [("mm/kmap_stack/core.c", """		r.kind = KMAP_STACK_CROSS_CONTEXT;
-		r.entry = &other->entries[i];
+		r.entry_ks = other;
+		r.entry = i;
 		r.entry_ctx = c;
 		kmap_stack_report(&r);""", """		r.kind = KMAP_STACK_CROSS_CONTEXT;
-		r.entry = &other->entries[i];
+		r.entry_ks = other;
+		r.entry = i;
 		r.entry_ctx = c;
 		kmap_stack_report(&r);
 		kmap_stack_remove(other, i);""")],

@@ -13,15 +13,23 @@
  *   crash> kmapstack -c LIST    these CPUs' softirq/hardirq/NMI stacks
  *                               (0,2-3; a or all: every CPU)
  *
- * Data (include/linux/kmap_stack_types.h, mm/kmap_stack/core.c): task context
+ * Data (include/linux/kmap_stack.h, mm/kmap_stack/core.c): task context
  * mappings are on task_struct::kmap_stack, interrupt context ones on the
  * static per-CPU array kmap_stack_irq[3] (softirq, hardirq, NMI).  Entries
- * [0, depth) are valid, outermost first.  Every layout detail is read from
- * the vmlinux debug info, so the optional kmap_stack_entry::stack (with
- * CONFIG_DEBUG_KMAP_STACK_TRACES) is handled when present.  An entry's
- * addr is page-aligned with KMAP_STACK_F_ATOMIC (0x1) in its low bits and
- * its context is the stack it is on; entries of an older layout, with ctx
- * and flags members, and its kmap_stack::forced, are read too.
+ * [0, depth) are valid, outermost first: struct kmap_stack holds the arrays
+ * addr[], ip[], ts[] (jiffies) and, with CONFIG_DEBUG_KMAP_STACK_TRACES,
+ * stack[] (stack depot handles).  Every layout detail is read from the
+ * vmlinux debug info.  An addr is page-aligned with KMAP_STACK_F_ATOMIC
+ * (0x1) in its low bits; an entry's context is the stack it is on.
+ *
+ * The kernel keeps no pfn: the extension finds it from the address as
+ * kmap_stack_pfn() does: for a task's kmap_local fixmap slot (i386 HIGHMEM,
+ * CONFIG_DEBUG_KMAP_LOCAL_FORCE_MAP) in the task's kmap_ctrl.pteval[], as a
+ * task's slots are unmapped while it is scheduled out; else with kvtop()
+ * (the direct map; the kernel page tables).  An address nothing maps shows
+ * pfn '?'.  The previous layout, entries[] of struct kmap_stack_entry
+ * { ip, addr, pfn, ts[, stack] }, is read too, with its recorded pfn; the
+ * one before it (entries with ctx and flags) is not.
  *
  * Builds for x86_64 (TARGET_ARCH_DEF=-DX86_64) and i386 (-DX86 -m32: make
  * ARCH=i386), the HIGHMEM architecture; the layout comes from the debug
@@ -51,14 +59,22 @@
 static const char *const ctx_name[KS_CTX_NR] = { "task", "softirq", "hardirq",
 						 "nmi" };
 
+/* Field @f of entry i of a stack is at f.off + i * f.stride; off -1: none */
+struct ks_field {
+	long off, stride;
+};
+
 /* Offsets and sizes from the debug info; filled in by ks_init_layout(). */
 static struct {
 	bool ready;
 	long stack_size;
-	long depth, overflow, forced, in_trace, entries;
-	long entry_size;
-	long e_ip, e_addr, e_pfn, e_ts, e_stack, e_ctx, e_flags; /* -1: none */
+	long depth, overflow, in_trace;
+	struct ks_field ip, addr, ts, stack, pfn;
 	long nr_entries;
+	/* a task's kmap_local slots: task_struct::kmap_ctrl (CONFIG_KMAP_LOCAL) */
+	long task_kmap_ctrl, kc_idx, kc_pteval, pte_size, nr_ptes;
+	ulong fix_top; /* FIXADDR_TOP, 0: no kmap_local fixmap slots */
+	long fix_begin, fix_end;
 	long task_kmap_stack, task_pid, task_comm, task_tasks;
 	long task_signal, task_thread_node, signal_thread_head;
 	long rq_idle;
@@ -95,9 +111,20 @@ static long member(char *s, char *m, bool required)
 	return off;
 }
 
+/* ks_field of member @m of struct @s, at @base + @stride * i */
+static void field(struct ks_field *f, char *s, char *m, long base, long stride,
+		  bool required)
+{
+	long off = member(s, m, required);
+
+	f->off = off < 0 ? -1 : base + off;
+	f->stride = stride;
+}
+
 static void ks_init_layout(void)
 {
 	struct syment *sp;
+	long entries, entry_size;
 
 	if (ks.ready)
 		return;
@@ -108,21 +135,65 @@ static void ks_init_layout(void)
 	ks.stack_size = STRUCT_SIZE("kmap_stack");
 	ks.depth = member("kmap_stack", "depth", true);
 	ks.overflow = member("kmap_stack", "overflow", true);
-	ks.forced = member("kmap_stack", "forced", false);
 	ks.in_trace = member("kmap_stack", "in_trace", false);
-	ks.entries = member("kmap_stack", "entries", true);
-	ks.entry_size = STRUCT_SIZE("kmap_stack_entry");
-	if (ks.entry_size <= 0)
-		error(FATAL, "kmapstack: no struct kmap_stack_entry\n");
-	ks.nr_entries = MEMBER_SIZE("kmap_stack", "entries") / ks.entry_size;
-	ks.e_ip = member("kmap_stack_entry", "ip", true);
-	ks.e_addr = member("kmap_stack_entry", "addr", true);
-	ks.e_pfn = member("kmap_stack_entry", "pfn", true);
-	ks.e_ts = member("kmap_stack_entry", "ts", true);
-	ks.e_stack = member("kmap_stack_entry", "stack", false);
-	/* an older layout's entries only */
-	ks.e_ctx = member("kmap_stack_entry", "ctx", false);
-	ks.e_flags = member("kmap_stack_entry", "flags", false);
+	entries = member("kmap_stack", "entries", false);
+	if (entries < 0) {
+		/* the arrays addr[], ip[], ts[], stack[] */
+		field(&ks.addr, "kmap_stack", "addr", 0, sizeof(ulong), true);
+		field(&ks.ip, "kmap_stack", "ip", 0, sizeof(ulong), true);
+		field(&ks.ts, "kmap_stack", "ts", 0, sizeof(ulong), true);
+		field(&ks.stack, "kmap_stack", "stack", 0, sizeof(uint), false);
+		ks.pfn.off = -1;
+		ks.nr_entries =
+			MEMBER_SIZE("kmap_stack", "addr") / sizeof(ulong);
+	} else {
+		/* the previous layout: entries[] of ip, addr, pfn, ts[, stack] */
+		entry_size = STRUCT_SIZE("kmap_stack_entry");
+		if (entry_size <= 0)
+			error(FATAL, "kmapstack: no struct kmap_stack_entry\n");
+		if (MEMBER_OFFSET("kmap_stack_entry", "flags") >= 0)
+			error(FATAL,
+			      "kmapstack: struct kmap_stack_entry with ctx and "
+			      "flags: a layout this extension no longer reads\n");
+		field(&ks.addr, "kmap_stack_entry", "addr", entries, entry_size,
+		      true);
+		field(&ks.ip, "kmap_stack_entry", "ip", entries, entry_size,
+		      true);
+		field(&ks.ts, "kmap_stack_entry", "ts", entries, entry_size,
+		      true);
+		field(&ks.stack, "kmap_stack_entry", "stack", entries,
+		      entry_size, false);
+		field(&ks.pfn, "kmap_stack_entry", "pfn", entries, entry_size,
+		      true);
+		ks.nr_entries =
+			MEMBER_SIZE("kmap_stack", "entries") / entry_size;
+	}
+
+	/* the kmap_local fixmap slots, if the kernel has them */
+	ks.task_kmap_ctrl = member("task_struct", "kmap_ctrl", false);
+	ks.kc_idx = member("kmap_ctrl", "idx", false);
+	ks.kc_pteval = member("kmap_ctrl", "pteval", false);
+	ks.nr_ptes = ks.kc_pteval >= 0 ?
+			     get_array_length("kmap_ctrl.pteval", NULL, 0) :
+			     0;
+	ks.pte_size = ks.nr_ptes > 0 ?
+			      MEMBER_SIZE("kmap_ctrl", "pteval") / ks.nr_ptes :
+			      0;
+	if (ks.task_kmap_ctrl >= 0 && ks.kc_idx >= 0 && ks.pte_size > 0 &&
+	    ks.pte_size <= (long)sizeof(ulonglong) &&
+	    enumerator_value("FIX_KMAP_BEGIN", &ks.fix_begin) &&
+	    enumerator_value("FIX_KMAP_END", &ks.fix_end)) {
+#ifdef X86_64
+		/* a constant: round_up(VSYSCALL_ADDR + 4K, 2M) - 4K */
+		ks.fix_top = 0xffffffffff7ff000UL;
+#else
+		if (!symbol_exists("__FIXADDR_TOP") ||
+		    !readmem(symbol_value("__FIXADDR_TOP"), KVADDR, &ks.fix_top,
+			     sizeof(ks.fix_top), "__FIXADDR_TOP",
+			     RETURN_ON_ERROR | QUIET))
+			ks.fix_top = 0;
+#endif
+	}
 
 	ks.task_kmap_stack = member("task_struct", "kmap_stack", true);
 	ks.task_pid = member("task_struct", "pid", true);
@@ -310,12 +381,41 @@ static int read_stack(ulong addr, char *buf)
 	return (int)UINT(buf + ks.depth);
 }
 
-static const char *flags_name(unsigned int flags)
+/*
+ * The pfn @addr maps, false if none: kmap_stack_pfn() of the kernel.  A
+ * kmap_local fixmap slot of @task (0: an interrupt context's stack, whose
+ * mappings are live) is fixmap index FIX_KMAP_BEGIN + slot + KM_MAX_IDX *
+ * cpu: its pte is the task's kmap_ctrl.pteval[slot].
+ */
+static bool addr_pfn(ulong addr, ulong task, ulong *pfn)
 {
-	static const char *const names[4] = { "local", "atomic", "local,forced",
-					      "atomic,forced" };
+	physaddr_t pa;
 
-	return names[flags & 3];
+	if (task && ks.fix_top && addr <= ks.fix_top) {
+		ulong idx = (ks.fix_top - addr) >> PAGESHIFT();
+
+		if (idx >= (ulong)ks.fix_begin && idx <= (ulong)ks.fix_end) {
+			ulong ctrl = task + ks.task_kmap_ctrl;
+			ulong slot = (idx - ks.fix_begin) % ks.nr_ptes;
+			ulonglong pte = 0;
+			int n = 0;
+
+			/* x86: the pfn is bits 12-51 of a (PAE, 64-bit) pte */
+			if (!readmem(ctrl + ks.kc_idx, KVADDR, &n, sizeof(n),
+				     "kmap_ctrl", RETURN_ON_ERROR | QUIET) ||
+			    slot >= (ulong)n ||
+			    !readmem(ctrl + ks.kc_pteval + slot * ks.pte_size,
+				     KVADDR, &pte, ks.pte_size, "kmap_ctrl",
+				     RETURN_ON_ERROR | QUIET))
+				return false;
+			*pfn = (pte & ((1ULL << 52) - 1)) >> PAGESHIFT();
+			return *pfn != 0;
+		}
+	}
+	if (!kvtop(NULL, addr, &pa, 0))
+		return false;
+	*pfn = pa >> PAGESHIFT();
+	return true;
 }
 
 /*
@@ -388,42 +488,50 @@ static void print_depot_frames(uint handle)
 
 static bool show_frames; /* -s */
 
-/* entries of the stack of context @stack_ctx */
-static void print_entries(const char *buf, int depth, int stack_ctx)
+/*
+ * The entries of the stack of context @stack_ctx: @task's, 0: an interrupt
+ * context's.
+ */
+static void print_entries(const char *buf, int depth, int stack_ctx, ulong task)
 {
-	char sym[BUFSIZE];
+	char sym[BUFSIZE], pfn_str[32];
 	int i, n = depth;
 
 	if (n > ks.nr_entries)
 		n = ks.nr_entries;
 	for (i = 0; i < n; i++) {
-		const char *e = buf + ks.entries + i * ks.entry_size;
-		ulong addr = rd_ulong(e, ks.e_addr);
-		unsigned int ctx, flags;
+		/* page-aligned, KMAP_STACK_F_ATOMIC in the low bits */
+		ulong addr = rd_ulong(buf, ks.addr.off + i * ks.addr.stride);
+		bool atomic = addr & 1;
 		/* ts is jiffies: the age at the time of the dump */
-		ulong age = ks.jiffies - rd_ulong(e, ks.e_ts);
+		ulong age = ks.jiffies -
+			    rd_ulong(buf, ks.ts.off + i * ks.ts.stride);
+		uint handle = ks.stack.off >= 0 ? UINT(buf + ks.stack.off +
+						       i * ks.stack.stride) :
+						  0;
+		ulong pfn;
 
-		if (ks.e_flags >= 0) {
-			ctx = UCHAR(e + ks.e_ctx);
-			flags = UCHAR(e + ks.e_flags);
+		addr &= ~((ulong)PAGESIZE() - 1);
+		if (ks.pfn.off >= 0) {
+			pfn = rd_ulong(buf, ks.pfn.off + i * ks.pfn.stride);
+			snprintf(pfn_str, sizeof(pfn_str), "%lx", pfn);
+		} else if (addr_pfn(addr, task, &pfn)) {
+			snprintf(pfn_str, sizeof(pfn_str), "%lx", pfn);
 		} else {
-			/* page-aligned, KMAP_STACK_F_ATOMIC in the low bits */
-			ctx = (unsigned int)stack_ctx;
-			flags = addr & 1;
-			addr &= ~((ulong)PAGESIZE() - 1);
+			snprintf(pfn_str, sizeof(pfn_str), "?");
 		}
-		symbolize(rd_ulong(e, ks.e_ip), sym, sizeof(sym));
+		symbolize(rd_ulong(buf, ks.ip.off + i * ks.ip.stride), sym,
+			  sizeof(sym));
 		fprintf(fp,
-			"    #%-2d %0*lx pfn %-8lx %-7s %-12s %6llu ms ago  %s",
-			i, VADDR_PRLEN, addr, rd_ulong(e, ks.e_pfn),
-			ctx < KS_CTX_NR ? ctx_name[ctx] : "?",
-			flags_name(flags),
+			"    #%-2d %0*lx pfn %-8s %-7s %-12s %6llu ms ago  %s",
+			i, VADDR_PRLEN, addr, pfn_str, ctx_name[stack_ctx],
+			atomic ? "atomic" : "local",
 			(ulonglong)age * 1000ULL / (ulonglong)ks.hz, sym);
-		if (ks.e_stack >= 0 && UINT(e + ks.e_stack))
-			fprintf(fp, "  stack %x", UINT(e + ks.e_stack));
+		if (handle)
+			fprintf(fp, "  stack %x", handle);
 		fprintf(fp, "\n");
-		if (ks.e_stack >= 0 && show_frames)
-			print_depot_frames(UINT(e + ks.e_stack));
+		if (show_frames)
+			print_depot_frames(handle);
 	}
 }
 
@@ -434,8 +542,6 @@ static void print_stack_header(const char *buf, int depth)
 	fprintf(fp, "depth %d", depth);
 	if (overflow)
 		fprintf(fp, " overflow %u", overflow);
-	if (ks.forced >= 0 && UCHAR(buf + ks.forced))
-		fprintf(fp, " forced");
 	if (ks.in_trace >= 0 && UCHAR(buf + ks.in_trace))
 		fprintf(fp, " in_trace");
 	if (depth > ks.nr_entries)
@@ -507,7 +613,7 @@ static void show_cpu(int cpu, char *buf)
 		}
 		print_stack_header(buf, depth);
 		fprintf(fp, "\n");
-		print_entries(buf, depth, c);
+		print_entries(buf, depth, c, 0);
 	}
 }
 
@@ -540,7 +646,7 @@ static void show_task(ulong task, char *buf, const struct ks_opts *o,
 	}
 	print_stack_header(buf, depth);
 	fprintf(fp, "\n");
-	print_entries(buf, depth, 0);
+	print_entries(buf, depth, 0, task);
 }
 
 static ulong rd_ptr(ulong addr)
@@ -731,9 +837,10 @@ static char *help_kmapstack[] = {
 	"  Lists the temporary kernel mappings each context holds, outermost",
 	"  first: every CPU's softirq, hardirq and NMI stacks (kmap_stack_irq),",
 	"  then every task whose task_struct::kmap_stack is not empty.  Each",
-	"  entry shows the mapped address, the pfn, the context and flags it was",
-	"  made with, its age (the entry's time is in jiffies) and the",
-	"  symbolized call site.",
+	"  entry shows the mapped address, the pfn it maps ('?' if none: the",
+	"  kernel keeps none, it is found from the live mapping), the context and",
+	"  API (local or atomic) it was made with, its age (the entry's time is",
+	"  in jiffies) and the symbolized call site.",
 	"",
 	"    -a      also list the tasks that hold no mapping",
 	"    -s      each entry's stack trace (CONFIG_DEBUG_KMAP_STACK_TRACES:",

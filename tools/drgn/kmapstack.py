@@ -22,10 +22,18 @@ stack depot handle with its frames, innermost first (lib/stackdepot.c's
 pools, walked here: drgn 0.0.22 has no stackdepot helper), as the crash
 extension's -s does.
 
-The layout is include/linux/kmap_stack_types.h's (an entry's addr is
-page-aligned with KMAP_STACK_F_ATOMIC in its low bits; its context is the
-stack it is on); entries of an older layout, with ctx and flags members,
-are read too.
+The layout is include/linux/kmap_stack.h's: struct kmap_stack holds the
+arrays addr[] (page-aligned, KMAP_STACK_F_ATOMIC in the low bits), ip[],
+ts[] (jiffies) and, with CONFIG_DEBUG_KMAP_STACK_TRACES, stack[] (stack
+depot handles); an entry's context is the stack it is on. The kernel keeps
+no pfn: it is found from the address as kmap_stack_pfn() finds it, in the
+direct map; for a task's kmap_local fixmap slot (i386 HIGHMEM,
+CONFIG_DEBUG_KMAP_LOCAL_FORCE_MAP) in the task's kmap_ctrl.pteval[], as
+a task's slots are unmapped while it is scheduled out; else in the kernel
+page tables (drgn's follow_pfn() when it has one, else a walk of x86_64's).
+An address nothing maps shows pfn '?'. The previous layout, entries[] of
+struct kmap_stack_entry { ip, addr, pfn, ts[, stack] }, is read too, with
+its recorded pfn; the one before it (entries with ctx and flags) is not.
 
 The vmcore must carry vmcoreinfo: QEMU '-device vmcoreinfo', the guest's
 CONFIG_FW_CFG_SYSFS, and 'dump-guest-memory -p'.  Module symbols (e.g.
@@ -43,7 +51,6 @@ import argparse
 import sys
 
 CTX_NAMES = ("task", "softirq", "hardirq", "nmi")
-FLAG_NAMES = ("local", "atomic", "local,forced", "atomic,forced")
 KMAP_STACK_F_ATOMIC = 0x1
 
 
@@ -175,25 +182,117 @@ class Symbolizer:
 
 
 def _entries(ks):
+    """depth, capacity and the entries [0, depth) of a stack as (addr, ip,
+    ts, stack handle, pfn) tuples; pfn None: the kernel keeps none."""
     depth = int(ks.depth)
-    n = min(depth, len(ks.entries))
-    return depth, [ks.entries[i] for i in range(n)]
+    if ks.type_.has_member("entries"):
+        # the previous layout: struct kmap_stack_entry { ip, addr, pfn, ts[, stack] }
+        if ks.entries.type_.type.has_member("flags"):
+            raise KmapStackError("kmapstack: struct kmap_stack_entry with ctx and "
+                                 "flags: a layout this script no longer reads")
+        cap = len(ks.entries)
+        has_stack = ks.entries.type_.type.has_member("stack")
+        rows = [(int(e.addr), int(e.ip), int(e.ts), int(e.stack) if has_stack else 0, int(e.pfn))
+                for e in (ks.entries[i] for i in range(min(depth, cap)))]
+        return depth, cap, rows
+    cap = len(ks.addr)
+    n = min(depth, cap)
+    stack = ks.stack.value_() if ks.type_.has_member("stack") else [0] * cap
+    rows = list(zip(ks.addr.value_()[:n], ks.ip.value_()[:n], ks.ts.value_()[:n],
+                    stack[:n], [None] * n))
+    return depth, cap, rows
 
 
-def _header(ks, depth):
+def _header(ks, depth, cap):
     s = f"depth {depth}"
     if int(ks.overflow):
         s += f" overflow {int(ks.overflow)}"
-    try:
-        if int(ks.forced):  # the older layout only
-            s += " forced"
-    except AttributeError:
-        pass
     if int(ks.in_trace):
         s += " in_trace"
-    if depth > len(ks.entries):
-        s += f" (corrupt: more than {len(ks.entries)})"
+    if depth > cap:
+        s += f" (corrupt: more than {cap})"
     return s
+
+
+class Pfns:
+    """The pfn an address maps, None if none: kmap_stack_pfn() of the
+    kernel, which keeps no pfn, in a dump."""
+
+    PTE_PFN_MASK = (1 << 52) - 1  # x86: bits 12-51 of a PTE (PAE, 64-bit)
+
+    def __init__(self, prog):
+        from drgn import Architecture
+        from drgn.helpers.linux.mm import pfn_to_virt
+
+        self.prog = prog
+        try:
+            self.page_shift = int(prog["PAGE_SHIFT"])
+        except (KeyError, LookupError, ValueError):
+            self.page_shift = 12
+        # the direct map: virt_addr_valid()
+        self.page_offset = int(pfn_to_virt(prog, 0))
+        self.high_memory = int(prog["high_memory"])
+        self.x86_64 = prog.platform.arch == Architecture.X86_64
+        # the kmap_local fixmap slots (CONFIG_KMAP_LOCAL: i386 HIGHMEM or
+        # DEBUG_KMAP_LOCAL_FORCE_MAP); x86_64's FIXADDR_TOP is a constant
+        self.fix = None
+        try:
+            top = int(prog["__FIXADDR_TOP"]) if not self.x86_64 else 0xffffffffff7ff000
+            self.fix = (top, int(prog["FIX_KMAP_BEGIN"]), int(prog["FIX_KMAP_END"]))
+        except (KeyError, LookupError):
+            pass
+        try:
+            from drgn.helpers.linux.mm import follow_pfn  # newer drgn than 0.0.22
+            self.follow_pfn = follow_pfn
+        except ImportError:
+            self.follow_pfn = None
+
+    def __call__(self, addr, task=None):
+        from drgn import FaultError
+
+        if self.page_offset <= addr < self.high_memory:
+            return (addr - self.page_offset) >> self.page_shift
+        try:
+            if task is not None and self.fix and addr <= self.fix[0]:
+                top, begin, end = self.fix
+                idx = (top - addr) >> self.page_shift
+                if begin <= idx <= end:
+                    return self._kmap_local(task, idx - begin)
+            if self.follow_pfn:
+                return int(self.follow_pfn(self.prog["init_mm"].address_of_(), addr))
+            if self.x86_64:
+                return self._walk_x86_64(addr)
+        except (FaultError, LookupError, AttributeError, ValueError):
+            pass
+        return None
+
+    def _kmap_local(self, task, idx):
+        """kmap_local_addr_pfn() for task: fixmap index idx (from
+        FIX_KMAP_BEGIN) is slot idx % KM_MAX_IDX of the CPU it mapped on."""
+        ctrl = task.kmap_ctrl
+        slot = idx % len(ctrl.pteval)
+        if slot >= int(ctrl.idx):
+            return None
+        pte = int(ctrl.pteval[slot].pte) & self.PTE_PFN_MASK
+        return (pte >> self.page_shift) or None
+
+    def _walk_x86_64(self, addr):
+        """The pfn of addr in init_mm's page tables (4 or 5 levels, 1 GiB
+        and 2 MiB pages), None if unmapped."""
+        try:
+            l5 = int(self.prog["__pgtable_l5_enabled"])
+        except (KeyError, LookupError):
+            l5 = 0
+        table, physical = int(self.prog["init_mm"].pgd), False
+        for shift in (48, 39, 30, 21, 12)[0 if l5 else 1:]:
+            e = self.prog.read_u64(table + ((addr >> shift) & 511) * 8, physical)
+            if not e & 1:
+                return None
+            table, physical = e & self.PTE_PFN_MASK & ~0xfff, True
+            if shift in (30, 21) and e & 0x80:  # a huge page
+                table &= ~((1 << shift) - 1)
+                return (table | (addr & ((1 << shift) - 1))) >> 12
+        return table >> 12
 
 
 class Clock:
@@ -224,27 +323,19 @@ class Clock:
         return f"{j:6d} jiffies ago"
 
 
-def _entry(e, stack_ctx, page_mask):
-    """(addr, ctx, flags) of an entry, in either series' layout."""
-    addr = int(e.addr)
-    try:
-        return addr, int(e.ctx), int(e.flags)
-    except AttributeError:
-        return addr & page_mask, stack_ctx, addr & KMAP_STACK_F_ATOMIC
-
-
-def _print_entries(entries, stack_ctx, sym, clock, depot, out, stacks=False):
-    page_mask = ~(depot.page_size - 1)
-    for i, e in enumerate(entries):
-        addr, ctx, flags = _entry(e, stack_ctx, page_mask)
-        line = (f"    #{i:<2d} {addr:016x} pfn {int(e.pfn):<8x} "
-                f"{CTX_NAMES[ctx] if ctx < 4 else '?':<7s} "
-                f"{FLAG_NAMES[flags & 3]:<12s} "
-                f"{clock.age(int(e.ts))}  {sym(int(e.ip))}")
-        try:
-            handle = int(e.stack)
-        except AttributeError:
-            handle = 0
+def _print_entries(entries, stack_ctx, task, sym, clock, depot, pfns, out, stacks=False):
+    """entries of the stack of context stack_ctx (of task, None: an
+    interrupt context's)"""
+    page_mask = ~((1 << pfns.page_shift) - 1)
+    for i, (addr, ip, ts, handle, pfn) in enumerate(entries):
+        flags, addr = addr & KMAP_STACK_F_ATOMIC, addr & page_mask
+        if pfn is None:
+            pfn = pfns(addr, task)
+        pfn = "?" if pfn is None else f"{pfn:x}"
+        line = (f"    #{i:<2d} {addr:016x} pfn {pfn:<8s} "
+                f"{CTX_NAMES[stack_ctx]:<7s} "
+                f"{'atomic' if flags else 'local':<12s} "
+                f"{clock.age(ts)}  {sym(ip)}")
         if handle:
             line += f"  stack {handle:x}"
         print(line, file=out)
@@ -309,18 +400,15 @@ def kmapstack(prog, pid=None, cpu=None, all_tasks=False, task=None, stacks=False
     sym = Symbolizer(prog)
     clock = Clock(prog)
     depot = StackDepot(prog)
-    try:
-        depot.page_size = int(prog["PAGE_SIZE"])
-    except (KeyError, LookupError, ValueError):
-        depot.page_size = 4096
+    pfns = Pfns(prog)
     if pid is None and task is None:
         for c in _cpus(prog, cpu):
             irq_stacks = per_cpu(irq, c)
             for i in range(len(irq_stacks)):
                 ks = irq_stacks[i]
-                depth, entries = _entries(ks)
-                print(f"CPU {c} {CTX_NAMES[i + 1]:<8s} {ks.address_:016x}  {_header(ks, depth)}", file=out)
-                _print_entries(entries, i + 1, sym, clock, depot, out, stacks)
+                depth, cap, entries = _entries(ks)
+                print(f"CPU {c} {CTX_NAMES[i + 1]:<8s} {ks.address_:016x}  {_header(ks, depth, cap)}", file=out)
+                _print_entries(entries, i + 1, None, sym, clock, depot, pfns, out, stacks)
     if cpu is not None:
         return None
     tasks = holding = mappings = 0
@@ -332,15 +420,15 @@ def kmapstack(prog, pid=None, cpu=None, all_tasks=False, task=None, stacks=False
             continue
         tasks += 1
         ks = t.kmap_stack
-        depth, entries = _entries(ks)
+        depth, cap, entries = _entries(ks)
         if depth > 0:
             holding += 1
             mappings += depth
         if depth == 0 and not all_tasks and pid is None and task is None:
             continue
         comm = t.comm.string_().decode(errors="replace")
-        print(f"PID {tpid:<6d} {comm:<16s} task {t.value_():016x}  {_header(ks, depth)}", file=out)
-        _print_entries(entries, 0, sym, clock, depot, out, stacks)
+        print(f"PID {tpid:<6d} {comm:<16s} task {t.value_():016x}  {_header(ks, depth, cap)}", file=out)
+        _print_entries(entries, 0, t, sym, clock, depot, pfns, out, stacks)
     if task is not None and not tasks:
         print(f"kmapstack: no task at {task:x}", file=out)
     elif pid is not None and not tasks:
