@@ -14,14 +14,15 @@
 /* lines longer than this are not trace lines */
 #define MAX_LINE (64 * 1024)
 
-static void text_line(const char *line, size_t len, struct replay *r,
+/* one line, NUL-terminated, of len bytes */
+static void text_line(char *line, size_t len, struct replay *r,
 		      struct input_info *info)
 {
 	struct text_line tl;
 
 	if (len > MAX_LINE)
 		return;
-	switch (text_parse_line(line, len, &tl)) {
+	switch (text_parse_line(line, &tl)) {
 	case TL_EVENT:
 		if (tl.ts_digits < info->ts_digits)
 			info->ts_digits = tl.ts_digits;
@@ -56,17 +57,19 @@ static int text_done(const char *path, struct input_info *info, char *err,
 int input_text_buffer(const char *buf, size_t len, struct replay *r,
 		      struct input_info *info, char *err, size_t errlen)
 {
-	const char *p = buf, *end = buf + len;
+	char *copy = xstrndup(buf, len), *p = copy, *end = copy + len;
 
 	info->kind = INPUT_TEXT;
 	info->ts_digits = 9;
 	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *e = nl ? nl : end;
+		char *nl = memchr(p, '\n', (size_t)(end - p)),
+		     *e = nl ? nl : end;
 
+		*e = '\0';
 		text_line(p, (size_t)(e - p), r, info);
-		p = nl ? nl + 1 : end;
+		p = e + 1;
 	}
+	free(copy);
 	return text_done("<buffer>", info, err, errlen);
 }
 
@@ -107,6 +110,7 @@ static int text_lines(struct input_src *src, struct replay *r,
 		}
 		end = buf + have;
 		while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
+			*nl = '\0';
 			if (!skip)
 				text_line(p, (size_t)(nl - p), r, info);
 			skip = 0;
@@ -117,6 +121,7 @@ static int text_lines(struct input_src *src, struct replay *r,
 			skip = 1;
 			p = end;
 		} else if (eof && p < end) {
+			*end = '\0';
 			if (!skip)
 				text_line(p, (size_t)(end - p), r, info);
 			p = end;
