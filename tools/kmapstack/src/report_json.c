@@ -36,16 +36,20 @@ static int utf8_len(const unsigned char *s)
 }
 
 /*
- * A JSON string. Task names and symbols are bytes: a byte that is not
- * part of valid UTF-8 is written as the code point of the same value
- * (\u00XX, as Latin-1 reads it), so the output is always valid UTF-8.
+ * A JSON string, null for NULL. Task names and symbols are bytes: a byte
+ * that is not part of valid UTF-8 is written as the code point of the same
+ * value (\u00XX, as Latin-1 reads it), so the output is always valid UTF-8.
  */
 static void jstr(FILE *out, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
 	fputc('"', out);
-	while (s && *s) {
+	while (*s) {
 		unsigned char c = *s;
 		int n = utf8_len(s);
 
@@ -64,23 +68,9 @@ static void jstr(FILE *out, const char *str)
 	fputc('"', out);
 }
 
-/* a string, or null for NULL */
-static void jstr_or_null(FILE *out, const char *str)
-{
-	if (str)
-		jstr(out, str);
-	else
-		fputs("null", out);
-}
-
 static void jsite(FILE *out, int site)
 {
-	jstr_or_null(out, site < 0 ? NULL : sites_name(site));
-}
-
-static void jaddr(FILE *out, unsigned long long a)
-{
-	fprintf(out, "\"0x%llx\"", a);
+	jstr(out, site < 0 ? NULL : sites_name(site));
 }
 
 static const char *input_kind(int k)
@@ -98,22 +88,19 @@ static void jfinding(FILE *out, const struct finding *x, int strict)
 		[FS_REPLAY | FS_KERNEL] = "both",
 	};
 
-	fprintf(out, "{\"kind\": ");
-	jstr(out, kms_kind_name(x->kind));
 	fprintf(out,
-		", \"violation\": %s, \"source\": \"%s\", \"kernel_kind\": ",
+		"{\"kind\": \"%s\", \"violation\": %s, \"source\": \"%s\", \"kernel_kind\": ",
+		kms_kind_name(x->kind),
 		x->kind != KMS_HELD_AT_END || strict ? "true" : "false",
 		source[x->source & (FS_REPLAY | FS_KERNEL)]);
-	jstr_or_null(out,
-		     x->kernel_kind ? kms_kind_name(x->kernel_kind) : NULL);
+	jstr(out, x->kernel_kind ? kms_kind_name(x->kernel_kind) : NULL);
 	fprintf(out,
 		", \"file\": %d, \"ts\": %llu, \"cpu\": %d, \"pid\": %d, \"comm\": ",
 		x->file, x->ts, x->cpu, x->pid);
 	jstr(out, x->comm);
-	fprintf(out, ", \"ctx\": \"%s\", \"stack_ctx\": \"%s\", \"addr\": ",
-		kms_ctx_name(x->ctx), kms_ctx_name(x->stack_ctx));
-	jaddr(out, x->addr);
-	fprintf(out, ", \"caller\": ");
+	fprintf(out,
+		", \"ctx\": \"%s\", \"stack_ctx\": \"%s\", \"addr\": \"0x%llx\", \"caller\": ",
+		kms_ctx_name(x->ctx), kms_ctx_name(x->stack_ctx), x->addr);
 	jsite(out, x->caller);
 	fprintf(out, ", \"map_caller\": ");
 	jsite(out, x->map_caller);
@@ -122,18 +109,16 @@ static void jfinding(FILE *out, const struct finding *x, int strict)
 	fprintf(out,
 		", \"depth\": %d, \"entries\": %d, \"uncertain\": %s, \"note\": ",
 		x->depth, x->nleaked, x->uncertain ? "true" : "false");
-	jstr_or_null(out, x->note);
+	jstr(out, x->note);
 	fprintf(out, ", \"stack\": [");
 	for (int i = 0; i < x->nframes; i++) {
 		const struct frame *fr = &x->frames[i];
 
 		fprintf(out, "%s{\"site\": ", i ? ", " : "");
 		jsite(out, fr->placeholder ? -1 : fr->site);
-		fprintf(out, ", \"addr\": ");
-		jaddr(out, fr->addr);
 		fprintf(out,
-			", \"ctx\": \"%s\", \"mapped_ts\": %llu, \"atomic\": %s, \"lost\": %s, \"this\": %s}",
-			kms_ctx_name(fr->ctx), fr->ts,
+			", \"addr\": \"0x%llx\", \"ctx\": \"%s\", \"mapped_ts\": %llu, \"atomic\": %s, \"lost\": %s, \"this\": %s}",
+			fr->addr, kms_ctx_name(fr->ctx), fr->ts,
 			fr->flags & KMS_F_ATOMIC ? "true" : "false",
 			fr->placeholder ? "true" : "false",
 			fr->marked ? "true" : "false");
@@ -194,8 +179,7 @@ void report_json(FILE *out, struct report_ctx *rc)
 		     rc->inputs[i].clock[0] ? rc->inputs[i].clock : "local");
 		fprintf(out, ", \"time_unit\": \"%s\", \"error\": ",
 			input_time_unit(&rc->inputs[i]));
-		jstr_or_null(out, rc->inputs[i].error[0] ? rc->inputs[i].error :
-							   NULL);
+		jstr(out, rc->inputs[i].error[0] ? rc->inputs[i].error : NULL);
 		fputc('}', out);
 	}
 	fprintf(out, "],\n");
