@@ -65,28 +65,22 @@ static int event_init(struct dec_layout *l, int e, struct tep_event *te,
 		if (!(needed[e] & (1u << f)))
 			continue;
 		ff = tep_find_field(te, field_names[f]);
-		if (!ff) {
-			snprintf(
+		if (!ff)
+			return kms_fail(
 				err, errlen,
 				"the format of kmap_stack:%s has no field '%s'",
 				ev_names[e], field_names[f]);
-			return -1;
-		}
 		at_of(&de->f[f], ff);
-		if (de->f[f].size && ff->offset + ff->size > DEC_MAX_RECORD) {
-			snprintf(
+		if (de->f[f].size && ff->offset + ff->size > DEC_MAX_RECORD)
+			return kms_fail(
 				err, errlen,
 				"kmap_stack:%s field '%s' is beyond the first %d bytes of a record",
 				ev_names[e], field_names[f], DEC_MAX_RECORD);
-			return -1;
-		}
-		if (!de->f[f].size) {
-			snprintf(
+		if (!de->f[f].size)
+			return kms_fail(
 				err, errlen,
 				"kmap_stack:%s field '%s' has an unexpected size %d",
 				ev_names[e], field_names[f], ff->size);
-			return -1;
-		}
 	}
 	common_at(&l->c_type, te, "common_type");
 	common_at(&l->c_pid, te, "common_pid");
@@ -109,12 +103,10 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, char *err,
 		if (te && event_init(&d->l, e, te, err, errlen))
 			return -1;
 	}
-	if (d->l.ev[0].id < 0 || d->l.ev[1].id < 0) {
-		snprintf(
+	if (d->l.ev[0].id < 0 || d->l.ev[1].id < 0)
+		return kms_fail(
 			err, errlen,
 			"no kmap_stack events in this trace (record them with: trace-cmd record -e kmap_stack)");
-		return -1;
-	}
 	return dec_layout_check(&d->l); /* the minimum sizes */
 }
 

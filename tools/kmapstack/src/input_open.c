@@ -130,10 +130,8 @@ int input_open(const char *path, const struct input_info *info,
 	memset(src, 0, sizeof(*src));
 	src->fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) :
 				      STDIN_FILENO;
-	if (src->fd < 0) {
-		snprintf(err, errlen, "%s: %s", name, strerror(errno));
-		return -1;
-	}
+	if (src->fd < 0)
+		return kms_fail(err, errlen, "%s: %s", name, strerror(errno));
 	if (fstat(src->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "%s: is a directory", name);
 		goto fail;

@@ -45,12 +45,11 @@ static void text_line(char *line, size_t len, struct replay *r,
 static int text_done(const char *path, struct input_info *info, char *err,
 		     size_t errlen)
 {
-	if (!info->records) {
-		snprintf(err, errlen, "%s: no kmap_stack events in this text%s",
-			 path,
-			 info->bad_records ? " (only malformed ones)" : "");
-		return -1;
-	}
+	if (!info->records)
+		return kms_fail(err, errlen,
+				"%s: no kmap_stack events in this text%s", path,
+				info->bad_records ? " (only malformed ones)" :
+						    "");
 	return 0;
 }
 
@@ -139,10 +138,9 @@ int input_text(struct input_src *src, struct replay *r, struct input_info *info,
 {
 	info->kind = INPUT_TEXT;
 	info->ts_digits = 9;
-	if (text_lines(src, r, info)) {
-		snprintf(err, errlen, "%s: %s", info->path, strerror(errno));
-		return -1;
-	}
+	if (text_lines(src, r, info))
+		return kms_fail(err, errlen, "%s: %s", info->path,
+				strerror(errno));
 	if (text_done(info->path, info, err, errlen))
 		return -1;
 	/* the times are printed in ns: say when they are rounded */

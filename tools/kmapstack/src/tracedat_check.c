@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kms.h"
 #include "tracedat_check.h"
 
 #define SECTION_HEADER 16 /* id 2, flags 2, description 4, size 8 */
@@ -80,34 +81,27 @@ int tracedat_check(int fd, unsigned long long size, char *why, size_t whylen)
 	    get(&b, off, h, 8))
 		goto truncated;
 	for (off += 8; off < size; off += SECTION_HEADER + len) {
-		if (get(&b, off, h, sizeof(h))) {
-			snprintf(
+		if (get(&b, off, h, sizeof(h)))
+			return kms_fail(
 				why, whylen,
 				"truncated or corrupt: %llu bytes of a section header at its end",
 				size - off);
-			return -1;
-		}
 		len = num(h + 8, 8, big);
-		if (!num(h, 2, big) && !len) {
-			snprintf(
+		if (!num(h, 2, big) && !len)
+			return kms_fail(
 				why, whylen,
 				"truncated or corrupt: zeros where a section should be, from byte %llu to its end at %llu",
 				off, size);
-			return -1;
-		}
-		if (len > size - off - SECTION_HEADER) {
-			snprintf(
+		if (len > size - off - SECTION_HEADER)
+			return kms_fail(
 				why, whylen,
 				"truncated or corrupt: its section at byte %llu has %llu bytes, past its end at %llu",
 				off, len, size);
-			return -1;
-		}
 	}
 	return 0;
 truncated:
-	snprintf(
+	return kms_fail(
 		why, whylen,
 		"truncated or corrupt: it ends within its header, at byte %llu",
 		size);
-	return -1;
 }

@@ -121,11 +121,9 @@ int input_tracedat(struct input_src *src, struct replay *r,
 	*err = 0;
 	b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (b == MAP_FAILED) {
-		snprintf(err, errlen, "%s: mmap: %s", info->path,
-			 strerror(errno));
-		return -1;
-	}
+	if (b == MAP_FAILED)
+		return kms_fail(err, errlen, "%s: mmap: %s", info->path,
+				strerror(errno));
 	if (pipe2(full, O_CLOEXEC) || pipe2(back, O_CLOEXEC)) {
 		snprintf(err, errlen, "%s: pipe: %s", info->path,
 			 strerror(errno));
