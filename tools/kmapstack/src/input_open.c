@@ -102,8 +102,7 @@ static int spool(struct input_src *src, const struct input_info *info,
 		progress_update(&prog, src->size);
 	}
 	progress_end(&prog);
-	if (src->fd > STDERR_FILENO)
-		close(src->fd);
+	input_close(src);
 	src->fd = fd;
 	src->nhead = 0;
 	snprintf(src->path, sizeof(src->path), "/proc/self/fd/%d", fd);
@@ -132,10 +131,8 @@ int input_open(const char *path, const struct input_info *info,
 				      STDIN_FILENO;
 	if (src->fd < 0)
 		return kms_fail(err, errlen, "%s: %s", name, strerror(errno));
-	if (fstat(src->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "%s: is a directory", name);
-		goto fail;
-	}
+	if (fstat(src->fd, &st) == 0 && S_ISDIR(st.st_mode))
+		return kms_fail(err, errlen, "%s: is a directory", name);
 	src->regular = S_ISREG(st.st_mode);
 	/* a pipe gives what it has: read until the head is full or EOF */
 	while (src->nhead < sizeof(src->head)) {
@@ -143,28 +140,23 @@ int input_open(const char *path, const struct input_info *info,
 			 sizeof(src->head) - src->nhead);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			snprintf(err, errlen, "%s: %s", name, strerror(errno));
-			goto fail;
-		}
+		if (n < 0)
+			return kms_fail(err, errlen, "%s: %s", name,
+					strerror(errno));
 		if (n == 0)
 			break;
 		src->nhead += (size_t)n;
 		if (src->regular)
 			break;
 	}
-	if (!src->nhead) {
-		snprintf(err, errlen, "%s: empty file", name);
-		goto fail;
-	}
+	if (!src->nhead)
+		return kms_fail(err, errlen, "%s: empty file", name);
 	src->kind = kind_of(src->head, src->nhead);
-	if (src->kind < 0) {
-		snprintf(
+	if (src->kind < 0)
+		return kms_fail(
 			err, errlen,
 			"%s: not a trace.dat file nor trace text (unknown format)",
 			name);
-		goto fail;
-	}
 	src->size = src->regular ? (unsigned long long)st.st_size : src->nhead;
 	/*
 	 * '-' < FILE: the trace libraries and perf open the file again, by
@@ -177,18 +169,14 @@ int input_open(const char *path, const struct input_info *info,
 		snprintf(src->path, sizeof(src->path), "%s", path);
 	if (src->kind != INPUT_TEXT && !src->regular &&
 	    spool(src, info, name, err, errlen))
-		goto fail;
+		return -1;
 	/* a trace.dat cut short or with a tail of zeros (tracedat_check.h) */
 	if (src->kind == INPUT_TRACEDAT &&
-	    tracedat_check(src->fd, src->size, why, sizeof(why))) {
-		snprintf(err, errlen, "%s: cannot read this trace.dat (%s)",
-			 name, why);
-		goto fail;
-	}
+	    tracedat_check(src->fd, src->size, why, sizeof(why)))
+		return kms_fail(err, errlen,
+				"%s: cannot read this trace.dat (%s)", name,
+				why);
 	return 0;
-fail:
-	input_close(src);
-	return -1;
 }
 
 void input_close(struct input_src *src)

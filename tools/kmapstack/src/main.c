@@ -91,18 +91,13 @@ static int run_input(const char *path, int progress, struct replay *r,
 	info->path = strcmp(path, "-") ? path : "<stdin>";
 	info->progress = progress;
 	if (input_open(path, info, &src, err, errlen))
-		return -1;
-	switch (src.kind) {
-	case INPUT_TRACEDAT:
+		ret = -1;
+	else if (src.kind == INPUT_TRACEDAT)
 		ret = input_tracedat(&src, r, info, err, errlen);
-		break;
-	case INPUT_PERF:
+	else if (src.kind == INPUT_PERF)
 		ret = input_perf(&src, r, info, err, errlen);
-		break;
-	default:
+	else
 		ret = input_text(&src, r, info, err, errlen);
-		break;
-	}
 	input_close(&src);
 	return ret;
 }
