@@ -221,7 +221,7 @@ void report_json(FILE *out, struct report_ctx *rc)
 		fprintf(out, ", \"resynced_tasks\": %d}", g->resynced_tasks);
 	}
 	fprintf(out, "],\n\"sites\": [");
-	order = report_sorted_sites(st, &n);
+	order = stats_sorted_sites(st, &n);
 	for (int i = 0; i < n; i++) {
 		const struct site_stats *s = &st->sites[order[i]];
 

@@ -13,6 +13,17 @@
 /* timestamps in seconds, or as counted when the trace clock is no time */
 static int ts_raw;
 
+const char *report_time_unit(const struct report_ctx *rc)
+{
+	const char *u = rc->ninputs ? input_time_unit(&rc->inputs[0]) : "ns";
+
+	/* inputs of different clocks: their times are not comparable */
+	for (int i = 1; i < rc->ninputs; i++)
+		if (strcmp(u, input_time_unit(&rc->inputs[i])))
+			return "ticks";
+	return u;
+}
+
 static void ts(FILE *out, unsigned long long t)
 {
 	if (ts_raw)
@@ -263,7 +274,7 @@ static void statistics(FILE *out, struct report_ctx *rc)
 	struct stats *st = rc->st;
 	const struct hold_rec *lh;
 	const char *unit = report_time_unit(rc);
-	int n, *order = report_sorted_sites(st, &n), w, wm, wu;
+	int n, *order = stats_sorted_sites(st, &n), w, wm, wu;
 
 	w = width("site", order, n, sizeof(int));
 	fprintf(out,

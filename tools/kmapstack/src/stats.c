@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sites.h"
 #include "stats.h"
 #include "xalloc.h"
 
@@ -165,6 +166,32 @@ const struct hold_rec *stats_longest(struct stats *s, int *n)
 	/* sorted descending is no longer a min-heap: rebuild if added to */
 	*n = s->nheap;
 	return s->heap;
+}
+
+static struct stats *sort_st;
+
+static int by_maps(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	long long mx = sort_st->sites[x].maps, my = sort_st->sites[y].maps;
+
+	if (mx != my)
+		return mx < my ? 1 : -1;
+	return strcmp(sites_name(x), sites_name(y));
+}
+
+int *stats_sorted_sites(struct stats *s, int *n)
+{
+	int *v = xmalloc(sizeof(int) * (s->nsites ? s->nsites : 1));
+	int k = 0;
+
+	for (int i = 0; i < s->nsites; i++)
+		if (s->sites[i].maps || s->sites[i].hold.count)
+			v[k++] = i;
+	sort_st = s;
+	qsort(v, k, sizeof(int), by_maps);
+	*n = k;
+	return v;
 }
 
 /* half as many buckets, twice as wide */

@@ -90,6 +90,8 @@ void stats_hold_keep(struct stats *s, const struct hold_rec *h);
 /* the nesting of all stacks of a CPU after an event */
 void stats_nesting(struct stats *s, int cpu, unsigned long long ts, int total);
 struct site_stats *stats_site(struct stats *s, int site);
+/* the sites with maps or holds, by maps (descending), then name; free() it */
+int *stats_sorted_sites(struct stats *s, int *n);
 /* the longest holds, longest first (sorts the heap in place) */
 const struct hold_rec *stats_longest(struct stats *s, int *n);
 void stats_free(struct stats *s);
