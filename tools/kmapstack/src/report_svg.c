@@ -64,7 +64,7 @@ static void timeline(FILE *out, struct stats *st, int y0)
 		fprintf(out, "<polyline class=\"depth\" points=\"");
 		for (int b = 0; b < used; b++) {
 			double x0 = LEFT + b * sx, x1 = LEFT + (b + 1) * sx;
-			double y = top + LANE - 10 - cs->tl[b] * sy;
+			double y = top + LANE - 10 - cs->tl[b].max * sy;
 
 			fprintf(out, "%.1f,%.1f %.1f,%.1f ", x0, y, x1, y);
 		}
@@ -72,8 +72,8 @@ static void timeline(FILE *out, struct stats *st, int y0)
 		for (int b = 0; b < used; b++) {
 			double y = top + LANE - 10;
 
-			if (cs->tl_n[b])
-				y -= (double)cs->tl_sum[b] / cs->tl_n[b] * sy;
+			if (cs->tl[b].n)
+				y -= (double)cs->tl[b].sum / cs->tl[b].n * sy;
 			fprintf(out, "%.1f,%.1f ", LEFT + (b + 0.5) * sx, y);
 		}
 		fprintf(out, "\"/>\n</g>\n");

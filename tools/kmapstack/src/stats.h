@@ -40,14 +40,18 @@ struct path_node {
 #define TL_BUCKETS 1000
 #define STATS_MAX_PATHS (1 << 20)
 
+/* a slice of the timeline: the nesting after each event, max and mean */
+struct tl_bucket {
+	unsigned short max;
+	unsigned long long sum, n;
+};
+
 struct cpu_stats {
 	long long pushes;
 	long long *depth; /* pushes by depth after the push, [0..ndepth) */
 	int ndepth;
 	int max_total; /* deepest nesting of all its stacks together */
-	unsigned short *tl; /* max nesting per timeline bucket */
-	/* for the mean nesting per bucket */
-	unsigned long long *tl_sum, *tl_n;
+	struct tl_bucket *tl; /* TL_BUCKETS */
 };
 
 struct stats {
