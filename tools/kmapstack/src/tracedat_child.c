@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmapstack: a trace.dat is read in a child process. libtracecmd and
- * libtraceevent do not survive every corrupt file (they crash, free what
- * they never allocated, or loop for ever on some), so the pass runs in a
- * child that writes its messages into two buffers of shared memory
- * (tracedat_wire.h) and this process replays them as they come
- * (tracedat_stream.c). The child
- * has a limit of CPU time, a generous one for the file's size; when it
- * dies before the end of its pass, the error says how.
+ * kmapstack: the pass over a trace.dat (tracedat.h) in a child process:
+ * libtracecmd and libtraceevent do not survive every corrupt file (they
+ * crash, free what they never allocated, or loop for ever on some). The
+ * child has a limit of CPU time, a generous one for the file's size; when
+ * it dies before the end of its pass, the error says how.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +19,6 @@
 
 #include "sites.h"
 #include "tracedat.h"
-#include "tracedat_wire.h"
 #include "xalloc.h"
 
 /*

@@ -3,7 +3,7 @@
  * kmapstack: the one pass over a trace.dat through libtracecmd and
  * libtraceevent: each kmap_stack record decoded as far as the libraries
  * are needed (the event, the task, the call sites' names) and written with
- * its bytes as a message (tracedat_wire.h); the rest is decoded with the
+ * its bytes as a message (tracedat.h); the rest is decoded with the
  * layout of the formats, sent first, where the messages are read.
  */
 #include <stdio.h>
@@ -14,7 +14,6 @@
 #include "decode.h"
 #include "sites.h"
 #include "tracedat.h"
-#include "tracedat_wire.h"
 
 /* exported by libtracecmd, not declared in its header */
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
