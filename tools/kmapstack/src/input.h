@@ -60,18 +60,15 @@ void input_close(struct input_src *src);
  */
 int input_tracedat(struct input_src *src, struct replay *r,
 		   struct input_info *info, char *err, size_t errlen);
-/* the same pass in this process (the fuzzer; no protection) */
-int input_tracedat_direct(const char *path, struct replay *r,
-			  struct input_info *info, char *err, size_t errlen);
 /* text from src->fd, after its head */
 int input_text(struct input_src *src, struct replay *r, struct input_info *info,
 	       char *err, size_t errlen);
 /* a perf.data, through the text of perf script */
 int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 	       char *err, size_t errlen);
-/* text from a buffer, for the fuzzer and the unit tests */
-int input_text_buffer(const char *buf, size_t len, struct replay *r,
-		      struct input_info *info, char *err, size_t errlen);
+/* one line of text, NUL-terminated where its newline was, len bytes */
+void input_text_line(char *line, size_t len, struct replay *r,
+		     struct input_info *info);
 
 struct findings;
 

@@ -14,9 +14,8 @@
 /* lines longer than this are not trace lines */
 #define MAX_LINE (64 * 1024)
 
-/* one line, NUL-terminated, of len bytes */
-static void text_line(char *line, size_t len, struct replay *r,
-		      struct input_info *info)
+void input_text_line(char *line, size_t len, struct replay *r,
+		     struct input_info *info)
 {
 	struct text_line tl;
 
@@ -40,36 +39,6 @@ static void text_line(char *line, size_t len, struct replay *r,
 	default:
 		break;
 	}
-}
-
-static int text_done(const char *path, struct input_info *info, char *err,
-		     size_t errlen)
-{
-	if (!info->records)
-		return kms_fail(err, errlen,
-				"%s: no kmap_stack events in this text%s", path,
-				info->bad_records ? " (only malformed ones)" :
-						    "");
-	return 0;
-}
-
-int input_text_buffer(const char *buf, size_t len, struct replay *r,
-		      struct input_info *info, char *err, size_t errlen)
-{
-	char *copy = xstrndup(buf, len), *p = copy, *end = copy + len;
-
-	info->kind = INPUT_TEXT;
-	info->ts_digits = 9;
-	while (p < end) {
-		char *nl = memchr(p, '\n', (size_t)(end - p)),
-		     *e = nl ? nl : end;
-
-		*e = '\0';
-		text_line(p, (size_t)(e - p), r, info);
-		p = e + 1;
-	}
-	free(copy);
-	return text_done("<buffer>", info, err, errlen);
 }
 
 #define READ_BUF (1 << 20)
@@ -111,7 +80,7 @@ static int text_lines(struct input_src *src, struct replay *r,
 		while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
 			*nl = '\0';
 			if (!skip)
-				text_line(p, (size_t)(nl - p), r, info);
+				input_text_line(p, (size_t)(nl - p), r, info);
 			skip = 0;
 			p = nl + 1;
 		}
@@ -122,7 +91,7 @@ static int text_lines(struct input_src *src, struct replay *r,
 		} else if (eof && p < end) {
 			*end = '\0';
 			if (!skip)
-				text_line(p, (size_t)(end - p), r, info);
+				input_text_line(p, (size_t)(end - p), r, info);
 			p = end;
 		}
 		have = (size_t)(end - p);
@@ -141,8 +110,11 @@ int input_text(struct input_src *src, struct replay *r, struct input_info *info,
 	if (text_lines(src, r, info))
 		return kms_fail(err, errlen, "%s: %s", info->path,
 				strerror(errno));
-	if (text_done(info->path, info, err, errlen))
-		return -1;
+	if (!info->records)
+		return kms_fail(
+			err, errlen, "%s: no kmap_stack events in this text%s",
+			info->path,
+			info->bad_records ? " (only malformed ones)" : "");
 	/* the times are printed in ns: say when they are rounded */
 	if (info->ts_digits == 6)
 		fprintf(stderr,
