@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmapstack: analyzer of the kmap_stack trace events.
- *
- *   kmapstack report|check|stats [options] FILE...
- *   kmapstack live [--duration S] [options]
- *   kmapstack record [trace-cmd record options] -- CMD (record.c)
- *
- * Exit status: 0 clean, 1 violations found, 2 usage or input error.
+ * kmapstack: analyzer of the kmap_stack trace events: kmapstack record
+ * (record.c), or the inputs of report, check, stats or live (options.c)
+ * replayed into one report; the exit status is 0 clean, 1 violations
+ * found, 2 usage or input error.
  */
 #include <stdio.h>
 #include <stdlib.h>

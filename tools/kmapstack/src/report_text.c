@@ -106,12 +106,9 @@ static void finding(FILE *out, struct report_ctx *rc, const struct finding *x)
 {
 	int leak = kms_kind_is_leak(x->kind);
 
-	fprintf(out, "\n%s\n", RULE);
-	fprintf(out, "WARNING: kmap stack %s: %s\n",
+	fprintf(out, "\n" RULE "\nWARNING: kmap stack %s: %s\n" THIN "\n%s\n",
 		x->kind == KMS_HELD_AT_END ? "warning" : "violation",
-		kms_kind_name(x->kind));
-	fprintf(out, "%s\n", THIN);
-	fprintf(out, "%s\n", kind_text[x->kind]);
+		kms_kind_name(x->kind), kind_text[x->kind]);
 	if (rc->ninputs > 1)
 		fprintf(out, "in %s\n", rc->inputs[x->file].path);
 	fprintf(out, "%s/%d", x->comm[0] ? x->comm : "<...>", x->pid);

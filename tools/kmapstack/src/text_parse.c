@@ -337,15 +337,8 @@ static const char *const keys[] = {
 #define HAVE(k) (1u << (k))
 #define NKEYS (int)(sizeof(keys) / sizeof(keys[0]))
 
-/* the fields each event must have */
-static const unsigned int need[] = {
-	[KMS_EV_PUSH] = HAVE(K_CALLER) | HAVE(K_ADDR) | HAVE(K_DEPTH) |
-			HAVE(K_CTX) | HAVE(K_FLAGS),
-	[KMS_EV_POP] = HAVE(K_CALLER) | HAVE(K_ADDR) | HAVE(K_DEPTH) |
-		       HAVE(K_CTX) | HAVE(K_FLAGS),
-	[KMS_EV_VIOLATION] = HAVE(K_KIND) | HAVE(K_CALLER) | HAVE(K_ADDR) |
-			     HAVE(K_DEPTH) | HAVE(K_CTX),
-};
+/* the fields every event must have; and flags, or a violation's kind */
+#define NEED (HAVE(K_CALLER) | HAVE(K_ADDR) | HAVE(K_DEPTH) | HAVE(K_CTX))
 
 /* field k of ev from its value: 1, or 0 if the value is not one */
 static int set_field(struct kms_event *ev, int k, char *val)
@@ -380,7 +373,7 @@ static int set_field(struct kms_event *ev, int k, char *val)
 int text_parse_line(char *line, struct text_line *out)
 {
 	char *tag, *body, *ts;
-	unsigned int have = 0;
+	unsigned int have = 0, need;
 	int type = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -429,5 +422,6 @@ int text_parse_line(char *line, struct text_line *out)
 		*body = c;
 		have |= HAVE(k);
 	}
-	return (have & need[type]) == need[type] ? TL_EVENT : TL_BAD;
+	need = NEED | HAVE(type == KMS_EV_VIOLATION ? K_KIND : K_FLAGS);
+	return (have & need) == need ? TL_EVENT : TL_BAD;
 }
