@@ -2,7 +2,7 @@
 /*
  * kmapstack: libFuzzer target over the trace.dat path, in this process.
  * An input goes where kmapstack sends a trace.dat: the check of its
- * sections against its size (tracedat_check.h), then libtracecmd and
+ * sections against its size (tracedat.h), then libtracecmd and
  * libtraceevent, then the decode and the replay (in this process: kmapstack
  * runs the libraries in a child, tracedat_child.c). It is written to one memory file, made once
  * (written over, then cut to its size: no file system work per run). The
@@ -22,7 +22,6 @@
 #include "fuzz_replay.h"
 #include "lib_escape.h"
 #include "tracedat.h"
-#include "tracedat_check.h"
 #include "xalloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -16,7 +16,7 @@
 
 #include "input.h"
 #include "progress.h"
-#include "tracedat_check.h"
+#include "tracedat.h"
 
 /* the first bytes of a trace.dat file (trace-cmd.dat(5)) */
 static const char tracedat_magic[] = { 0x17, 0x08, 0x44, 't', 'r',
@@ -170,7 +170,7 @@ int input_open(const char *path, const struct input_info *info,
 	if (src->kind != INPUT_TEXT && !src->regular &&
 	    spool(src, info, name, err, errlen))
 		return -1;
-	/* a trace.dat cut short or with a tail of zeros (tracedat_check.h) */
+	/* a trace.dat cut short or with a tail of zeros (tracedat.h) */
 	if (src->kind == INPUT_TRACEDAT &&
 	    tracedat_check(src->fd, src->size, why, sizeof(why)))
 		return kms_fail(err, errlen,

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* kmapstack: a trace.dat's sections against its size (tracedat_check.h) */
+/* kmapstack: a trace.dat's sections against its size (tracedat.h) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "kms.h"
-#include "tracedat_check.h"
+#include "tracedat.h"
 
 #define SECTION_HEADER 16 /* id 2, flags 2, description 4, size 8 */
 
