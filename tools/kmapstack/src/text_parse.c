@@ -202,35 +202,15 @@ static void set_comm(struct text_line *out, const char *c, const char *e)
 	out->comm[n] = '\0';
 }
 
-/* perf script: "comm pid [cpu]" or "comm pid/tid [cpu]"; tid is [t, e) */
-static int perf_header(const char *p, const char *t, const char *e,
-		       struct text_line *out)
-{
-	unsigned long long v;
-	const char *c = t - 1;
-
-	if (!parse_ull(t, (size_t)(e - t), &v) || v > 0x7fffffff)
-		return 0;
-	if (*c == '/') {
-		/* pid/tid: the pid before the slash */
-		while (c > p && isdigit((unsigned char)c[-1]))
-			c--;
-		if (c == t - 1 || c == p || c[-1] != ' ')
-			return 0;
-	}
-	out->ev.pid = (int)v;
-	set_comm(out, p, c);
-	return 1;
-}
-
 /*
  * The part [p, end) before the timestamp: "comm-pid [cpu] lat",
  * "comm-pid [cpu]", "comm-pid cpulat" (trace-cmd report -l),
- * "comm-pid (tgid) [cpu] lat".
+ * "comm-pid (tgid) [cpu] lat"; perf script's "comm tid [cpu]" and
+ * "comm pid/tid [cpu]".
  */
 static int parse_header(const char *p, const char *end, struct text_line *out)
 {
-	const char *q = end, *e, *dash;
+	const char *q = end, *e, *dash, *c;
 	size_t n = last_word(p, &q), i = 0;
 	unsigned long long v;
 	int lc;
@@ -272,13 +252,21 @@ static int parse_header(const char *p, const char *end, struct text_line *out)
 	dash = e;
 	while (dash > p && isdigit((unsigned char)dash[-1]))
 		dash--;
-	if (dash != e && dash > p && (dash[-1] == ' ' || dash[-1] == '/'))
-		return perf_header(p, dash, e, out);
-	if (dash == e || dash == p || dash[-1] != '-' ||
+	if (dash == e || dash == p ||
 	    !parse_ull(dash, (size_t)(e - dash), &v) || v > 0x7fffffff)
 		return 0;
+	c = dash - 1;
+	if (*c == '/') {
+		/* pid/tid: the pid before the slash */
+		while (c > p && isdigit((unsigned char)c[-1]))
+			c--;
+		if (c == dash - 1 || c == p || c[-1] != ' ')
+			return 0;
+	} else if (*c != '-' && *c != ' ') {
+		return 0;
+	}
 	out->ev.pid = (int)v;
-	set_comm(out, p, dash - 1);
+	set_comm(out, p, c);
 	return 1;
 }
 
@@ -328,11 +316,10 @@ static char *find_tag(char *line, int *type, char **body)
 
 enum { K_CALLER, K_ADDR, K_PFN, K_DEPTH, K_CTX, K_FLAGS, K_KIND, K_MAP, K_TOP };
 
-static const char *const keys[] = {
-	[K_CALLER] = "caller", [K_ADDR] = "addr",     [K_PFN] = "pfn",
-	[K_DEPTH] = "depth",   [K_CTX] = "ctx",	      [K_FLAGS] = "flags",
-	[K_KIND] = "kind",     [K_MAP] = "mapped_at", [K_TOP] = "top",
-};
+/* in the order of the K_ constants */
+static const char *const keys[] = { "caller", "addr",	   "pfn",
+				    "depth",  "ctx",	   "flags",
+				    "kind",   "mapped_at", "top" };
 
 #define HAVE(k) (1u << (k))
 #define NKEYS (int)(sizeof(keys) / sizeof(keys[0]))
