@@ -68,14 +68,16 @@ static int text_lines(struct input_src *src, struct replay *r,
 				ret = -1;
 				break;
 			}
-			if (n == 0)
-				eof = 1;
+			eof = !n;
 			have += (size_t)n;
 			done += (unsigned long long)n;
 			progress_update(&prog, done);
 			if (!eof && have < READ_BUF)
 				continue;
 		}
+		/* the last line may have no newline */
+		if (eof && have && buf[have - 1] != '\n')
+			buf[have++] = '\n';
 		end = buf + have;
 		while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
 			*nl = '\0';
@@ -87,11 +89,6 @@ static int text_lines(struct input_src *src, struct replay *r,
 		if (p == buf && have == READ_BUF) {
 			/* a line longer than the buffer: not a trace line */
 			skip = 1;
-			p = end;
-		} else if (eof && p < end) {
-			*end = '\0';
-			if (!skip)
-				input_text_line(p, (size_t)(end - p), r, info);
 			p = end;
 		}
 		have = (size_t)(end - p);
