@@ -119,17 +119,17 @@ static int clamp_int(long long v)
 	return (int)v;
 }
 
-static int site_lookup(struct decoder *d, unsigned long long addr)
+int decoder_site_slow(struct decoder *d, unsigned int r,
+		      unsigned long long addr)
 {
-	const char *name;
-	unsigned long long start;
-	char buf[512];
 	int site = htab_get(&d->cache, addr);
+	unsigned long long start;
+	const char *name;
+	char buf[512];
 
-	if (site >= 0)
-		return site;
+	d->misses++;
 	/* --kallsyms first: saved after the recording, it knows more */
-	if (!ksyms_name(addr, buf, sizeof(buf))) {
+	if (site < 0 && !ksyms_name(addr, buf, sizeof(buf))) {
 		name = tep_find_function(d->tep, addr);
 		start = name ? tep_find_function_address(d->tep, addr) : 0;
 		if (name)
@@ -138,18 +138,13 @@ static int site_lookup(struct decoder *d, unsigned long long addr)
 		else
 			snprintf(buf, sizeof(buf), "0x%llx", addr);
 	}
-	site = sites_intern(buf, strlen(buf));
-	htab_add(&d->cache, addr, site);
-	return site;
-}
-
-int decoder_site_slow(struct decoder *d, unsigned int r,
-		      unsigned long long addr)
-{
-	d->misses++;
+	if (site < 0) {
+		site = sites_intern(buf, strlen(buf));
+		htab_add(&d->cache, addr, site);
+	}
 	d->recent[r].addr = addr;
-	d->recent[r].site = site_lookup(d, addr);
-	return d->recent[r].site;
+	d->recent[r].site = site;
+	return site;
 }
 
 static const char *comm_of(void *tep, int pid)
