@@ -336,10 +336,8 @@ static void summary(FILE *out, struct report_ctx *rc)
 	long long dis = f->kernel_only + f->replay_only + f->kind_differs;
 	int first = 1;
 
-	fprintf(out, "\nkmapstack: ");
-	if (!v) {
-		fprintf(out, "no violations");
-	} else {
+	fprintf(out, "\nkmapstack: %s", v ? "" : "no violations");
+	if (v) {
 		fprintf(out, "%lld violation%s (", v, v == 1 ? "" : "s");
 		for (int k = 1; k < KMS_KIND_NR; k++) {
 			if (!f->total[k] ||
