@@ -115,8 +115,7 @@ static int on_record(struct tep_event *event, struct tep_record *rec, int cpu,
 		return live_stop;
 	c->info->records++;
 	c->held = xgrow(c->held, &c->capheld, c->nheld + 1, sizeof(*c->held));
-	c->held[c->nheld].ev = ev;
-	c->held[c->nheld++].seq = c->seq++;
+	c->held[c->nheld++] = (struct held_event){ ev, c->seq++ };
 	if (ev.ts > c->newest)
 		c->newest = ev.ts;
 	return live_stop;

@@ -30,14 +30,10 @@ static int kind_of(const unsigned char *buf, size_t n)
 		return INPUT_TRACEDAT;
 	if (n >= 8 && !memcmp(buf, perf_magic, 8))
 		return INPUT_PERF;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = buf[i];
-
-		/* text: no control characters but tab, CR, LF; UTF-8 ok */
-		if (c == 0 || (c < 0x20 && c != '\t' && c != '\n' &&
-			       c != '\r' && c != '\f'))
+	/* text: no control characters but tab, LF, CR, FF; UTF-8 ok */
+	for (size_t i = 0; i < n; i++)
+		if (buf[i] < 0x20 && !memchr("\t\n\r\f", buf[i], 4))
 			return -1;
-	}
 	return INPUT_TEXT;
 }
 
@@ -74,10 +70,7 @@ static int write_all(int fd, const unsigned char *p, size_t n)
 	return 0;
 }
 
-/*
- * copy what is left of src->fd after the head to a temporary file, with
- * the progress line (MB read) from the first bytes
- */
+/* the rest of src->fd after its head to a temporary file, with progress */
 static int spool(struct input_src *src, const struct input_info *info,
 		 const char *path, char *err, size_t errlen)
 {

@@ -49,8 +49,7 @@ static int perf_says(FILE *errs, char *buf, size_t len)
 	while (fgets(line, sizeof(line), errs) && n + 1 < len) {
 		char *p = line, *e = line + strcspn(line, "\r\n");
 
-		while (*p == ' ' || *p == '\t')
-			p++;
+		p += strspn(p, " \t");
 		if (p == e)
 			continue;
 		*e = 0;

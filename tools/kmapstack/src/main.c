@@ -20,10 +20,7 @@
 #include "report.h"
 #include "stats.h"
 
-/*
- * KMAPSTACK_MEMSTAT=1: the CPU time taken and the memory in use at the end,
- * for the benchmark
- */
+/* KMAPSTACK_MEMSTAT=1: the CPU time and the memory used, for the bench */
 static void memstat(void)
 {
 	FILE *fp;
@@ -51,10 +48,7 @@ static void memstat(void)
 	fclose(fp);
 }
 
-/*
- * An incomplete trace does not pass silently: lost events and mappings
- * still held at the end are a warning; with --fail-on-gaps, exit 1.
- */
+/* lost events, mappings held at the end: a warning (--fail-on-gaps: 1) */
 static int gaps_warning(const struct findings *f, int fail)
 {
 	long long held = findings_held(f), n = f->held_mappings;

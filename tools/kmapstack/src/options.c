@@ -196,14 +196,12 @@ static int parse_kinds(const char *s, unsigned int *kinds)
 
 static int kinds_error(const char *arg)
 {
-	char msg[512] = "bad --kind (kinds: ";
-	size_t n = strlen(msg);
-
+	fprintf(stderr, "kmapstack: bad --kind (kinds: ");
 	for (int k = 1; k < KMS_KIND_NR; k++)
-		n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%s%s",
-				      kms_kind_name(k),
-				      k + 1 < KMS_KIND_NR ? "," : ")");
-	return usage_error(msg, arg);
+		fprintf(stderr, "%s%s", kms_kind_name(k),
+			k + 1 < KMS_KIND_NR ? "," : ")");
+	fprintf(stderr, ": %s\nTry 'kmapstack --help'.\n", arg);
+	return EXIT_USAGE;
 }
 
 /* the options from optind on; GNU getopt moves the other words after them */
@@ -341,9 +339,8 @@ int cmdline_parse(int argc, char **argv, struct cmdline **out)
 		 */
 		sub = argv[optind];
 		rest = xcalloc((size_t)nrest + 1, sizeof(char *));
+		memcpy(rest, argv + optind, sizeof(char *) * (size_t)nrest);
 		rest[0] = argv[0];
-		for (int i = optind + 1; i < argc; i++)
-			rest[i - optind] = argv[i];
 		/* after '--' (GNU getopt puts it before the command) files */
 		if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
 			optind = 1;
