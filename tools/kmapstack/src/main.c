@@ -126,13 +126,7 @@ int main(int argc, char **argv)
 		struct replay *r = replay_new(&st, &f, i, &cmd->filter);
 
 		if (cmd->live) {
-			/* violations as they come: on stdout unless it
-			 * carries JSON, folded stacks, SVG or nothing */
 			cmd->lo.findings = &f;
-			cmd->lo.stream = cmd->json || cmd->folded || cmd->svg ||
-							 cmd->output ?
-						 stderr :
-						 stdout;
 			ret = input_live(&cmd->lo, r, &inputs[i], err,
 					 sizeof(err));
 		} else

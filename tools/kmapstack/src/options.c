@@ -29,11 +29,7 @@ static const struct {
 enum { CMD_LIVE = 3, CMD_RECORD = 4, NCMDS = 5 };
 
 /* the commands an option is for: a bit per command */
-#define R 1
-#define C 2
-#define S 4
-#define L 8
-#define ALL (R | C | S | L)
+enum { R = 1, C = 2, S = 4, L = 8, ALL = R | C | S | L };
 
 /* the command line: a flag option sets its field itself */
 static struct cmdline cmd;
@@ -41,23 +37,10 @@ static int help; /* -h: the help of the command, then exit 0 */
 static int top_set; /* --top given: --hold-threshold leaves it */
 static char **rest; /* the words after the command, options and files */
 
-enum {
-	OPT_THRESHOLD = 256,
-	OPT_TOP,
-	OPT_MAXV,
-	OPT_DURATION,
-	OPT_TRACEFS,
-	OPT_PID,
-	OPT_COMM,
-	OPT_CPU,
-	OPT_SINCE,
-	OPT_UNTIL,
-	OPT_KALLSYMS,
-	OPT_BUFSIZE,
-	OPT_KIND,
-};
-
-/* in the order of the help; its lines as printed (NULL: in the one before) */
+/*
+ * In the order of the help, its lines as printed (NULL: in the line
+ * before). The letters of long-only options are no short options.
+ */
 static const struct {
 	const char *name;
 	int has_arg, *flag, val; /* as in struct option */
@@ -72,27 +55,27 @@ static const struct {
 	  "  --svg               SVG output: depth over time and hold times" },
 	{ "output", required_argument, NULL, 'o', ALL,
 	  "  -o, --output FILE   the output to FILE (never one of the inputs)" },
-	{ "pid", required_argument, NULL, OPT_PID, ALL,
+	{ "pid", required_argument, NULL, 'p', ALL,
 	  "  --pid LIST          only the events of these tasks (1234,1235)" },
-	{ "comm", required_argument, NULL, OPT_COMM, ALL,
+	{ "comm", required_argument, NULL, 'c', ALL,
 	  "  --comm LIST         only the events of tasks of these names (bash,dd)" },
-	{ "cpu", required_argument, NULL, OPT_CPU, ALL,
+	{ "cpu", required_argument, NULL, 'C', ALL,
 	  "  --cpu LIST          only the events of these CPUs (0,2-3)" },
-	{ "since", required_argument, NULL, OPT_SINCE, ALL,
+	{ "since", required_argument, NULL, 's', ALL,
 	  "  --since T, --until T  only the events from / up to trace time T\n"
 	  "                      (12.5, 12500ms; a bare number is seconds)" },
-	{ "until", required_argument, NULL, OPT_UNTIL, ALL, NULL },
-	{ "kind", required_argument, NULL, OPT_KIND, R | C | L,
+	{ "until", required_argument, NULL, 'u', ALL, NULL },
+	{ "kind", required_argument, NULL, 'K', R | C | L,
 	  "  --kind LIST         only the violations of these kinds (mismatch,unknown)" },
-	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS, ALL,
+	{ "kallsyms", required_argument, NULL, 'k', ALL,
 	  "  --kallsyms FILE     a /proc/kallsyms saved after the recording: names\n"
 	  "                      the functions of modules loaded during it" },
-	{ "hold-threshold", required_argument, NULL, OPT_THRESHOLD, R | S | L,
+	{ "hold-threshold", required_argument, NULL, 'T', R | S | L,
 	  "  --hold-threshold T  list the holds of T or more (1ms, 250us; a bare\n"
 	  "                      number is seconds)" },
-	{ "top", required_argument, NULL, OPT_TOP, R | S | L,
+	{ "top", required_argument, NULL, 't', R | S | L,
 	  "  --top N             longest holds to list (default 10)" },
-	{ "max-violations", required_argument, NULL, OPT_MAXV, R | C | L,
+	{ "max-violations", required_argument, NULL, 'm', R | C | L,
 	  "  --max-violations N  violations to keep in detail (default 1000)" },
 	{ "strict", no_argument, &cmd.o.strict, 1, R | C | L,
 	  "  --strict            mappings held at the end of the trace are violations" },
@@ -101,12 +84,12 @@ static const struct {
 	  "                      status 1 (else a warning)" },
 	{ "no-progress", no_argument, &cmd.o.progress, 0, R | C | S,
 	  "  --no-progress       no progress line on stderr" },
-	{ "duration", required_argument, NULL, OPT_DURATION, L,
+	{ "duration", required_argument, NULL, 'd', L,
 	  "  --duration T        stop after T (10, 10s, 500ms; default: at Ctrl-C\n"
 	  "                      or SIGTERM)" },
-	{ "buffer-size", required_argument, NULL, OPT_BUFSIZE, L,
+	{ "buffer-size", required_argument, NULL, 'b', L,
 	  "  --buffer-size KB    the ring buffer of each CPU (trace-cmd -b)" },
-	{ "tracefs", required_argument, NULL, OPT_TRACEFS, L,
+	{ "tracefs", required_argument, NULL, 'f', L,
 	  "  --tracefs DIR       the tracefs mount point" },
 	{ "help", no_argument, NULL, 'h', ALL,
 	  "  -h, --help          this text" },
@@ -153,11 +136,8 @@ static void usage(FILE *out, int c)
 
 static int usage_error(const char *msg, const char *arg)
 {
-	if (arg)
-		fprintf(stderr, "kmapstack: %s: %s\n", msg, arg);
-	else
-		fprintf(stderr, "kmapstack: %s\n", msg);
-	fprintf(stderr, "Try 'kmapstack --help'.\n");
+	fprintf(stderr, "kmapstack: %s%s%s\nTry 'kmapstack --help'.\n", msg,
+		arg ? ": " : "", arg ? arg : "");
 	return EXIT_USAGE;
 }
 
@@ -222,63 +202,63 @@ static int parse_opts(int argc, char **argv)
 		case 'o':
 			cmd.output = optarg;
 			break;
-		case OPT_THRESHOLD:
+		case 'T': /* --hold-threshold */
 			if (kms_parse_time(optarg, &cmd.o.hold_threshold))
 				bad = "bad --hold-threshold (a duration: 1ms, 250us)";
 			cmd.o.have_threshold = 1;
 			if (!top_set)
 				cmd.o.top = 100;
 			break;
-		case OPT_TOP:
+		case 't': /* --top */
 			if (parse_count(optarg, 1000000, &cmd.o.top))
 				bad = "bad --top";
 			top_set = 1;
 			break;
-		case OPT_MAXV:
+		case 'm': /* --max-violations */
 			if (parse_count(optarg, 100000000, &cmd.o.max_findings))
 				bad = "bad --max-violations";
 			break;
-		case OPT_DURATION:
+		case 'd': /* --duration */
 			if (kms_parse_time(optarg, &cmd.lo.duration) ||
 			    !cmd.lo.duration ||
 			    cmd.lo.duration > 10000000 * 1000000000ULL)
 				bad = "bad --duration (a duration: 10, 10s, 500ms)";
 			break;
-		case OPT_TRACEFS:
+		case 'f': /* --tracefs */
 			cmd.lo.tracefs = optarg;
 			break;
-		case OPT_BUFSIZE:
+		case 'b': /* --buffer-size */
 			if (parse_count(optarg, 1 << 30, &cmd.lo.buffer_kb) ||
 			    !cmd.lo.buffer_kb)
 				bad = "bad --buffer-size (KB per CPU)";
 			break;
-		case OPT_PID:
+		case 'p': /* --pid */
 			if (filter_add_pids(&cmd.filter, optarg))
 				bad = "bad --pid (pids: 12,34)";
 			break;
-		case OPT_COMM:
+		case 'c': /* --comm */
 			if (filter_add_comms(&cmd.filter, optarg))
 				bad = "bad --comm (names: bash,dd)";
 			break;
-		case OPT_CPU:
+		case 'C': /* --cpu */
 			if (filter_add_cpus(&cmd.filter, optarg))
 				bad = "bad --cpu (CPUs: 0,2-3)";
 			break;
-		case OPT_SINCE:
+		case 's': /* --since */
 			if (kms_parse_time(optarg, &cmd.filter.since))
 				bad = "bad --since (a time: 12.5, 12500ms)";
 			cmd.filter.have_since = cmd.filter.active = 1;
 			break;
-		case OPT_UNTIL:
+		case 'u': /* --until */
 			if (kms_parse_time(optarg, &cmd.filter.until))
 				bad = "bad --until (a time: 12.5, 12500ms)";
 			cmd.filter.have_until = cmd.filter.active = 1;
 			break;
-		case OPT_KIND:
+		case 'K': /* --kind */
 			if (parse_kinds(optarg, &cmd.kinds))
 				return kinds_error(optarg);
 			break;
-		case OPT_KALLSYMS:
+		case 'k': /* --kallsyms */
 			cmd.kallsyms = optarg;
 			break;
 		case 'h':
@@ -382,6 +362,10 @@ int cmdline_parse(int argc, char **argv, struct cmdline **out)
 		return usage_error("unknown command", sub);
 	cmd.live = c == CMD_LIVE;
 	cmd.mode = cmd.live ? MODE_REPORT : c;
+	/* live: violations as they come, on stdout if the text report is there */
+	cmd.lo.stream = cmd.json || cmd.folded || cmd.svg || cmd.output ?
+				stderr :
+				stdout;
 	if (cmd.json + cmd.folded + cmd.svg > 1)
 		return usage_error(
 			"--json, --folded and --svg exclude each other", NULL);
