@@ -73,26 +73,15 @@ static void jsite(FILE *out, int site)
 	jstr(out, site < 0 ? NULL : sites_name(site));
 }
 
-static const char *input_kind(int k)
-{
-	return k == INPUT_TRACEDAT ? "trace.dat" :
-	       k == INPUT_TEXT	   ? "text" :
-				     "live";
-}
-
 static void jfinding(FILE *out, const struct finding *x, int strict)
 {
-	static const char *const source[] = {
-		[FS_REPLAY] = "replay",
-		[FS_KERNEL] = "kernel",
-		[FS_REPLAY | FS_KERNEL] = "both",
-	};
-
 	fprintf(out,
 		"{\"kind\": \"%s\", \"violation\": %s, \"source\": \"%s\", \"kernel_kind\": ",
 		kms_kind_name(x->kind),
 		x->kind != KMS_HELD_AT_END || strict ? "true" : "false",
-		source[x->source & (FS_REPLAY | FS_KERNEL)]);
+		x->source == FS_REPLAY ? "replay" :
+		x->source == FS_KERNEL ? "kernel" :
+					 "both");
 	jstr(out, x->kernel_kind ? kms_kind_name(x->kernel_kind) : NULL);
 	fprintf(out,
 		", \"file\": %d, \"ts\": %llu, \"cpu\": %d, \"pid\": %d, \"comm\": ",
@@ -129,15 +118,14 @@ static void jfinding(FILE *out, const struct finding *x, int strict)
 /* the findings shown, held at the end or not */
 static void jfindings(FILE *out, const struct findings *f, int held, int strict)
 {
-	int first = 1;
+	int shown = 0;
 
 	for (int i = 0; i < f->n; i++) {
 		if ((f->v[i].kind == KMS_HELD_AT_END) != held ||
 		    !findings_shown(f, f->v[i].kind))
 			continue;
-		fprintf(out, "%s\n  ", first ? "" : ",");
+		fprintf(out, "%s\n  ", shown++ ? "," : "");
 		jfinding(out, &f->v[i], strict);
-		first = 0;
 	}
 }
 
@@ -162,24 +150,27 @@ void report_json(FILE *out, struct report_ctx *rc)
 	struct findings *f = rc->f;
 	struct stats *st = rc->st;
 	const struct hold_rec *lh;
-	int n, *order, first;
+	int n, *order, items; /* items: of the list being written */
 	long long v = findings_violations(f, rc->o->strict);
 
 	fprintf(out, "{\n\"schema\": \"%s\",\n\"version\": \"%s\",\n", SCHEMA,
 		KMS_VERSION);
 	fprintf(out, "\"inputs\": [");
 	for (int i = 0; i < rc->ninputs; i++) {
+		const struct input_info *in = &rc->inputs[i];
+
 		fprintf(out, "%s{\"path\": ", i ? ", " : "");
-		jstr(out, rc->inputs[i].path);
+		jstr(out, in->path);
 		fprintf(out,
 			", \"format\": \"%s\", \"events\": %lld, \"malformed\": %lld, \"clock\": ",
-			input_kind(rc->inputs[i].kind), rc->inputs[i].records,
-			rc->inputs[i].bad_records);
-		jstr(out,
-		     rc->inputs[i].clock[0] ? rc->inputs[i].clock : "local");
+			in->kind == INPUT_TRACEDAT ? "trace.dat" :
+			in->kind == INPUT_TEXT	   ? "text" :
+						     "live",
+			in->records, in->bad_records);
+		jstr(out, in->clock[0] ? in->clock : "local");
 		fprintf(out, ", \"time_unit\": \"%s\", \"error\": ",
-			input_time_unit(&rc->inputs[i]));
-		jstr(out, rc->inputs[i].error[0] ? rc->inputs[i].error : NULL);
+			input_time_unit(in));
+		jstr(out, in->error[0] ? in->error : NULL);
 		fputc('}', out);
 	}
 	fprintf(out, "],\n");
@@ -191,14 +182,11 @@ void report_json(FILE *out, struct report_ctx *rc)
 		v ? "false" : "true", v, findings_held(f), st->events,
 		st->pushes, st->pops, f->kernel_events, f->total_gaps,
 		f->lost_events, f->lost_unknown);
-	first = 1;
-	for (int k = 1; k < KMS_KIND_NR; k++) {
-		if (!f->total[k] || !findings_shown(f, k))
-			continue;
-		fprintf(out, "%s\"%s\": %lld", first ? "" : ", ",
-			kms_kind_name(k), f->total[k]);
-		first = 0;
-	}
+	items = 0;
+	for (int k = 1; k < KMS_KIND_NR; k++)
+		if (f->total[k] && findings_shown(f, k))
+			fprintf(out, "%s\"%s\": %lld", items++ ? ", " : "",
+				kms_kind_name(k), f->total[k]);
 	fprintf(out, "}, \"not_shown\": %lld},\n", f->dropped);
 	fprintf(out,
 		"\"cross_check\": {\"agreed\": %lld, \"kernel_only\": %lld, "
@@ -237,18 +225,15 @@ void report_json(FILE *out, struct report_ctx *rc)
 	fprintf(out, "],\n\"holds\": ");
 	jhist(out, &st->holds);
 	fprintf(out, ",\n\"hold_histogram\": [");
-	first = 1;
-	for (int i = 0; st->holds.b && i < HIST_BUCKETS; i++) {
-		if (!st->holds.b[i])
-			continue;
-		fprintf(out,
-			"%s{\"min_ns\": %llu, \"max_ns\": %llu, \"count\": %llu}",
-			first ? "" : ", ",
-			(unsigned long long)hist_bucket_lo(i),
-			(unsigned long long)hist_bucket_hi(i),
-			(unsigned long long)st->holds.b[i]);
-		first = 0;
-	}
+	items = 0;
+	for (int i = 0; st->holds.b && i < HIST_BUCKETS; i++)
+		if (st->holds.b[i])
+			fprintf(out,
+				"%s{\"min_ns\": %llu, \"max_ns\": %llu, \"count\": %llu}",
+				items++ ? ", " : "",
+				(unsigned long long)hist_bucket_lo(i),
+				(unsigned long long)hist_bucket_hi(i),
+				(unsigned long long)st->holds.b[i]);
 	fprintf(out,
 		"],\n\"longest_holds\": {\"threshold_ns\": %llu, \"count\": %lld, \"shown\": [",
 		rc->o->have_threshold ? rc->o->hold_threshold : 0ULL,
@@ -269,25 +254,21 @@ void report_json(FILE *out, struct report_ctx *rc)
 			kms_ctx_name(lh[i].ctx), lh[i].file);
 	}
 	fprintf(out, "]},\n\"cpus\": [");
-	first = 1;
+	items = 0;
 	for (int c = 0; c < st->ncpus; c++) {
 		const struct cpu_stats *cs = &st->cpus[c];
-		int fd = 1;
+		int depths = 0;
 
 		if (!cs->pushes)
 			continue;
 		fprintf(out,
 			"%s\n  {\"cpu\": %d, \"maps\": %lld, \"max_nesting\": %d, \"depth_histogram\": {",
-			first ? "" : ",", c, cs->pushes, cs->max_total);
-		for (int d = 1; d < cs->ndepth; d++) {
-			if (!cs->depth[d])
-				continue;
-			fprintf(out, "%s\"%d\": %lld", fd ? "" : ", ", d,
-				cs->depth[d]);
-			fd = 0;
-		}
+			items++ ? "," : "", c, cs->pushes, cs->max_total);
+		for (int d = 1; d < cs->ndepth; d++)
+			if (cs->depth[d])
+				fprintf(out, "%s\"%d\": %lld",
+					depths++ ? ", " : "", d, cs->depth[d]);
 		fprintf(out, "}}");
-		first = 0;
 	}
 	fprintf(out, "]\n}\n");
 }

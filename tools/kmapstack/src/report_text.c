@@ -334,20 +334,16 @@ static void summary(FILE *out, struct report_ctx *rc)
 	long long v = findings_violations(f, rc->o->strict);
 	long long held = findings_held(f), read = 0;
 	long long dis = f->kernel_only + f->replay_only + f->kind_differs;
-	int first = 1;
+	int kinds = 0;
 
 	fprintf(out, "\nkmapstack: %s", v ? "" : "no violations");
 	if (v) {
 		fprintf(out, "%lld violation%s (", v, v == 1 ? "" : "s");
-		for (int k = 1; k < KMS_KIND_NR; k++) {
-			if (!f->total[k] ||
-			    (k == KMS_HELD_AT_END && !rc->o->strict) ||
-			    !findings_shown(f, k))
-				continue;
-			fprintf(out, "%s%lld %s", first ? "" : ", ",
-				f->total[k], kms_kind_name(k));
-			first = 0;
-		}
+		for (int k = 1; k < KMS_KIND_NR; k++)
+			if (f->total[k] && findings_shown(f, k) &&
+			    (k != KMS_HELD_AT_END || rc->o->strict))
+				fprintf(out, "%s%lld %s", kinds++ ? ", " : "",
+					f->total[k], kms_kind_name(k));
 		fprintf(out, ")");
 	}
 	fprintf(out, " in %lld events", rc->st->events);
