@@ -47,8 +47,7 @@ const char *input_time_unit(const struct input_info *info);
 
 /*
  * open path ('-': stdin) and tell its kind; input_close() after, also when
- * it fails. info gives the name and whether to show progress (a trace.dat
- * or perf.data that is not a regular file is copied first)
+ * it fails. info gives the name and whether to show progress.
  */
 int input_open(const char *path, const struct input_info *info,
 	       struct input_src *src, char *err, size_t errlen);

@@ -226,8 +226,7 @@ void stats_nesting(struct stats *s, int cpu, unsigned long long ts, int total)
 
 	if (total > c->max_total)
 		c->max_total = total;
-	if (!s->tl_started) {
-		s->tl_started = 1;
+	if (!s->tl_width) { /* the first event */
 		s->tl_t0 = ts;
 		s->tl_width = 1000;
 	}

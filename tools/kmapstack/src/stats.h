@@ -71,8 +71,7 @@ struct stats {
 	int nnodes, cap_nodes;
 	struct htab child_of; /* parent << 32 | site -> node */
 	int paths; /* keep the paths: only --folded shows them */
-	/* timeline */
-	int tl_started;
+	/* timeline: from tl_t0 in tl_used buckets of tl_width (0: no event) */
 	unsigned long long tl_t0, tl_width;
 	int tl_used;
 	/* the bucket of the last event and its times [tl_lo, tl_hi) */
