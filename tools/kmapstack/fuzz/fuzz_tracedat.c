@@ -2,7 +2,7 @@
 /*
  * kmapstack: libFuzzer target over the trace.dat path, in this process.
  * An input goes where kmapstack sends a trace.dat: the check of its
- * sections against its size (tracedat.h), then libtracecmd and
+ * sections against its size (input.h), then libtracecmd and
  * libtraceevent, then the decode and the replay (in this process: kmapstack
  * runs the libraries in a child, tracedat_child.c). It is written to one memory file, made once
  * (written over, then cut to its size: no file system work per run). The

@@ -53,6 +53,19 @@ int input_open(const char *path, const struct input_info *info,
 	       struct input_src *src, char *err, size_t errlen);
 void input_close(struct input_src *src);
 /*
+ * tracedat_check() - do the sections of the file at fd fit in its size?
+ * @why: the reason of a refusal, one line without the file's name
+ *
+ * Asked before the trace libraries read the file. In a version 7 file
+ * (trace-cmd.dat(5)) the sections follow the file header one after the
+ * other up to the end of the file; a file cut short has a section that ends
+ * past its end, and a file whose tail was never written (zeros) has a
+ * section header of zeros, which libtracecmd would read 16 bytes at a time
+ * to the end. A file of another version passes. Returns 0, or -1 when it
+ * is refused.
+ */
+int tracedat_check(int fd, unsigned long long size, char *why, size_t whylen);
+/*
  * A trace.dat, read in a child process that streams the decoded events
  * (tracedat.h): a crash or an endless loop of the trace libraries on a
  * corrupt file is a clear error here.
