@@ -153,9 +153,9 @@ void report_json(FILE *out, struct report_ctx *rc)
 	int n, *order, items; /* items: of the list being written */
 	long long v = findings_violations(f, rc->o->strict);
 
-	fprintf(out, "{\n\"schema\": \"%s\",\n\"version\": \"%s\",\n", SCHEMA,
-		KMS_VERSION);
-	fprintf(out, "\"inputs\": [");
+	fprintf(out,
+		"{\n\"schema\": \"%s\",\n\"version\": \"%s\",\n\"inputs\": [",
+		SCHEMA, KMS_VERSION);
 	for (int i = 0; i < rc->ninputs; i++) {
 		const struct input_info *in = &rc->inputs[i];
 
@@ -173,9 +173,8 @@ void report_json(FILE *out, struct report_ctx *rc)
 		jstr(out, in->error[0] ? in->error : NULL);
 		fputc('}', out);
 	}
-	fprintf(out, "],\n");
 	fprintf(out,
-		"\"summary\": {\"clean\": %s, \"violations\": %lld, "
+		"],\n\"summary\": {\"clean\": %s, \"violations\": %lld, "
 		"\"held_at_end\": %lld, \"events\": %lld, \"maps\": %lld, "
 		"\"unmaps\": %lld, \"kernel_violation_events\": %lld, "
 		"\"gaps\": %lld, \"lost_events\": %lld, \"gaps_of_unknown_size\": %lld, \"by_kind\": {",
@@ -187,14 +186,14 @@ void report_json(FILE *out, struct report_ctx *rc)
 		if (f->total[k] && findings_shown(f, k))
 			fprintf(out, "%s\"%s\": %lld", items++ ? ", " : "",
 				kms_kind_name(k), f->total[k]);
-	fprintf(out, "}, \"not_shown\": %lld},\n", f->dropped);
 	fprintf(out,
+		"}, \"not_shown\": %lld},\n"
 		"\"cross_check\": {\"agreed\": %lld, \"kernel_only\": %lld, "
 		"\"replay_only\": %lld, \"kind_differs\": %lld, "
-		"\"depth_mismatches\": %lld, \"suppressed\": %lld},\n",
-		f->agreed, f->kernel_only, f->replay_only, f->kind_differs,
-		f->depth_mismatches, f->suppressed);
-	fprintf(out, "\"violations\": [");
+		"\"depth_mismatches\": %lld, \"suppressed\": %lld},\n"
+		"\"violations\": [",
+		f->dropped, f->agreed, f->kernel_only, f->replay_only,
+		f->kind_differs, f->depth_mismatches, f->suppressed);
 	jfindings(out, f, 0, rc->o->strict);
 	fprintf(out, "],\n\"held_at_end\": [");
 	jfindings(out, f, 1, rc->o->strict);

@@ -160,15 +160,13 @@ void report_svg(FILE *out, struct report_ctx *rc)
 	fprintf(out,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		"height=\"%d\" viewBox=\"0 0 %d %d\">\n",
-		W, h, W, h);
-	fprintf(out,
+		"height=\"%d\" viewBox=\"0 0 %d %d\">\n"
 		"<style>.title{font:bold 14px sans-serif}"
 		".label{font:12px sans-serif}.small{font:10px sans-serif}"
 		".lane{fill:#f4f4f4;stroke:#ccc}.depth{fill:none;stroke:#c03;stroke-width:1}"
-		".mean{fill:none;stroke:#393;stroke-width:1}.bar{fill:#36c}</style>\n");
-	fprintf(out,
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+		".mean{fill:none;stroke:#393;stroke-width:1}.bar{fill:#36c}</style>\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+		W, h, W, h);
 	timeline(out, st, 50);
 	holds(out, st, y1);
 	fprintf(out, "</svg>\n");

@@ -239,11 +239,10 @@ static void cross(FILE *out, struct report_ctx *rc)
 	long long dis = f->kernel_only + f->replay_only + f->kind_differs;
 
 	fprintf(out,
-		"\nCross-check with the kernel's kmap_violation events (%lld seen):\n",
-		f->kernel_events);
-	fprintf(out,
+		"\nCross-check with the kernel's kmap_violation events (%lld seen):\n"
 		"  agreed: %lld, kernel only: %lld, replay only: %lld, different kind: %lld\n",
-		f->agreed, f->kernel_only, f->replay_only, f->kind_differs);
+		f->kernel_events, f->agreed, f->kernel_only, f->replay_only,
+		f->kind_differs);
 	if (f->depth_mismatches)
 		fprintf(out,
 			"  %lld events had a depth field that disagreed with the replay (stacks resynchronised)\n",
