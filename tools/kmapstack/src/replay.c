@@ -221,9 +221,7 @@ static void stack_unsync(struct replay *r, struct kstack *s, int gap)
 /* the stack of context ctx as seen from an event of task t on CPU c */
 static struct kstack *stack_of(struct task *t, struct cpu *c, int ctx)
 {
-	if (ctx <= KMS_CTX_TASK)
-		return &t->st;
-	return &c->irq[ctx];
+	return ctx <= KMS_CTX_TASK ? &t->st : &c->irq[ctx];
 }
 
 /* the stacks of ctx and below, innermost first, marking one entry */
@@ -231,7 +229,6 @@ static void snapshot(struct replay *r, int idx, struct task *t, struct cpu *c,
 		     int ctx, const struct kstack *mark_st, int mark)
 {
 	struct finding *x = findings_get(r->f, idx);
-	int first = 1;
 
 	if (idx < 0)
 		return;
@@ -243,9 +240,9 @@ static void snapshot(struct replay *r, int idx, struct task *t, struct cpu *c,
 
 			fr.ctx = (unsigned char)k;
 			fr.marked = (s == mark_st && i == mark);
-			if (first && !fr.placeholder)
+			/* the top of the stacks, unless lost */
+			if (!x->nframes && !fr.placeholder)
 				x->top_caller = fr.site;
-			first = 0;
 			findings_add_frame(r->f, idx, &fr);
 		}
 	}
