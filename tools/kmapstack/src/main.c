@@ -124,19 +124,19 @@ int main(int argc, char **argv)
 	f.kinds = cmd->kinds;
 	for (int i = 0; i < ninputs; i++) {
 		struct replay *r = replay_new(&st, &f, i, &cmd->filter);
+		char *why =
+			inputs[i].error; /* why it was not read to its end */
+		size_t len = sizeof(inputs[i].error);
 
 		if (cmd->live) {
 			cmd->lo.findings = &f;
-			ret = input_live(&cmd->lo, r, &inputs[i], err,
-					 sizeof(err));
+			ret = input_live(&cmd->lo, r, &inputs[i], why, len);
 		} else
 			ret = run_input(cmd->files[i], cmd->o.progress, r,
-					&inputs[i], err, sizeof(err));
+					&inputs[i], why, len);
 		/* the other inputs are read and reported all the same */
 		if (ret) {
-			fprintf(stderr, "kmapstack: %s\n", err);
-			snprintf(inputs[i].error, sizeof(inputs[i].error), "%s",
-				 err);
+			fprintf(stderr, "kmapstack: %s\n", why);
 			failed++;
 		} else {
 			replay_finish(r);

@@ -340,9 +340,9 @@ int cmdline_parse(int argc, char **argv, struct cmdline **out)
 		sub = cmd.nfiles ? cmd.files[0] : NULL;
 	}
 	c = sub ? command(sub) : -1;
+	if (sub && c < 0)
+		return usage_error("unknown command", sub);
 	if (help) {
-		if (sub && c < 0)
-			return usage_error("unknown command", sub);
 		/* record's own help: kmapstack record --help */
 		if (c == CMD_RECORD) {
 			char *argv_help[] = { "kmapstack", "record", "--help" };
@@ -358,8 +358,6 @@ int cmdline_parse(int argc, char **argv, struct cmdline **out)
 		return usage_error(
 			"the options before 'record' are one word each (--kallsyms=FILE)",
 			NULL);
-	if (c < 0)
-		return usage_error("unknown command", sub);
 	cmd.live = c == CMD_LIVE;
 	cmd.mode = cmd.live ? MODE_REPORT : c;
 	/* live: violations as they come, on stdout if the text report is there */

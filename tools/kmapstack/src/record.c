@@ -242,8 +242,7 @@ static int record(int argc, char **argv, int checkc, char **checkv)
 {
 	const char *out = "trace.dat";
 	int dashes = -1, user_buffer = 0, n = 0, script, status, st, verdict;
-	int user_ksyms = 0;
-	int fd;
+	int user_ksyms = 0, fd;
 	char bufkb[32], statusp[4096], trace[4096 + 16];
 	char *ksyms, **tc, **ck;
 	const char *tmp = getenv("TMPDIR");
@@ -340,10 +339,8 @@ static int record(int argc, char **argv, int checkc, char **checkv)
 	fprintf(stderr, "kmapstack: record: checking %s%s%s\n", out,
 		ck[n - 2] == ksyms ? " with " : "",
 		ck[n - 2] == ksyms ? ksyms : "");
-	if (run("/proc/self/exe", ck, 0, &status))
-		verdict = EXIT_USAGE;
-	else
-		verdict = exit_code(status);
+	verdict = run("/proc/self/exe", ck, 0, &status) ? EXIT_USAGE :
+							  exit_code(status);
 	free(ck);
 	free(ksyms);
 	if (!verdict && st != 0) {

@@ -153,7 +153,6 @@ void tracedat_pass(const char *path, const char *name, struct dat_writer *w,
 	static struct pass p;
 	struct tracecmd_input *handle;
 	char why[256], err[1024] = "";
-	int64_t counts[2];
 	const char *clock;
 
 	memset(&p, 0, sizeof(p));
@@ -181,9 +180,8 @@ void tracedat_pass(const char *path, const char *name, struct dat_writer *w,
 		if (!p.records && !p.bad)
 			no_records(handle, name, err, sizeof(err));
 	}
-	counts[0] = p.records;
-	counts[1] = p.bad;
-	dat_write(w, W_END, counts, sizeof(counts), err, strlen(err));
+	dat_write(w, W_END, (int64_t[2]){ p.records, p.bad },
+		  sizeof(int64_t[2]), err, strlen(err));
 	w->flush(w);
 	if (last || !handle)
 		return;
