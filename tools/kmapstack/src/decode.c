@@ -65,28 +65,22 @@ static int event_init(struct dec_layout *l, int e, struct tep_event *te,
 		if (!(needed[e] & (1u << f)))
 			continue;
 		ff = tep_find_field(te, field_names[f]);
-		if (!ff) {
-			snprintf(
+		if (!ff)
+			return kms_fail(
 				err, errlen,
 				"the format of kmap_stack:%s has no field '%s'",
 				ev_names[e], field_names[f]);
-			return -1;
-		}
 		at_of(&de->f[f], ff);
-		if (de->f[f].size && ff->offset + ff->size > DEC_MAX_RECORD) {
-			snprintf(
+		if (de->f[f].size && ff->offset + ff->size > DEC_MAX_RECORD)
+			return kms_fail(
 				err, errlen,
 				"kmap_stack:%s field '%s' is beyond the first %d bytes of a record",
 				ev_names[e], field_names[f], DEC_MAX_RECORD);
-			return -1;
-		}
-		if (!de->f[f].size) {
-			snprintf(
+		if (!de->f[f].size)
+			return kms_fail(
 				err, errlen,
 				"kmap_stack:%s field '%s' has an unexpected size %d",
 				ev_names[e], field_names[f], ff->size);
-			return -1;
-		}
 	}
 	common_at(&l->c_type, te, "common_type");
 	common_at(&l->c_pid, te, "common_pid");
@@ -109,12 +103,10 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, char *err,
 		if (te && event_init(&d->l, e, te, err, errlen))
 			return -1;
 	}
-	if (d->l.ev[0].id < 0 || d->l.ev[1].id < 0) {
-		snprintf(
+	if (d->l.ev[0].id < 0 || d->l.ev[1].id < 0)
+		return kms_fail(
 			err, errlen,
 			"no kmap_stack events in this trace (record them with: trace-cmd record -e kmap_stack)");
-		return -1;
-	}
 	return dec_layout_check(&d->l); /* the minimum sizes */
 }
 
@@ -127,17 +119,17 @@ static int clamp_int(long long v)
 	return (int)v;
 }
 
-static int site_lookup(struct decoder *d, unsigned long long addr)
+int decoder_site_slow(struct decoder *d, unsigned int r,
+		      unsigned long long addr)
 {
-	const char *name;
-	unsigned long long start;
-	char buf[512];
 	int site = htab_get(&d->cache, addr);
+	unsigned long long start;
+	const char *name;
+	char buf[512];
 
-	if (site >= 0)
-		return site;
+	d->misses++;
 	/* --kallsyms first: saved after the recording, it knows more */
-	if (!ksyms_name(addr, buf, sizeof(buf))) {
+	if (site < 0 && !ksyms_name(addr, buf, sizeof(buf))) {
 		name = tep_find_function(d->tep, addr);
 		start = name ? tep_find_function_address(d->tep, addr) : 0;
 		if (name)
@@ -146,18 +138,13 @@ static int site_lookup(struct decoder *d, unsigned long long addr)
 		else
 			snprintf(buf, sizeof(buf), "0x%llx", addr);
 	}
-	site = sites_intern(buf, strlen(buf));
-	htab_add(&d->cache, addr, site);
-	return site;
-}
-
-int decoder_site_slow(struct decoder *d, unsigned int r,
-		      unsigned long long addr)
-{
-	d->misses++;
+	if (site < 0) {
+		site = sites_intern(buf, strlen(buf));
+		htab_add(&d->cache, addr, site);
+	}
 	d->recent[r].addr = addr;
-	d->recent[r].site = site_lookup(d, addr);
-	return d->recent[r].site;
+	d->recent[r].site = site;
+	return site;
 }
 
 static const char *comm_of(void *tep, int pid)

@@ -171,10 +171,7 @@ static inline int decoder_site(struct decoder *d, unsigned long long addr)
 	return decoder_site_slow(d, r, addr);
 }
 
-/*
- * the site named by a field (DF_CALLER, DF_MAP_CALLER, DF_TOP_CALLER); none
- * for a field the event lacks
- */
+/* the site of a field (DF_*_CALLER); none for a field the event lacks */
 static inline int decoder_site_of(struct decoder *d, int e, const void *data,
 				  int field)
 {

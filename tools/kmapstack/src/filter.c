@@ -31,13 +31,10 @@ static int number(const char *s, size_t n, long max, long *v)
 {
 	long x = 0;
 
-	if (!n || n > 10)
+	if (!n || n > 10 || strspn(s, "0123456789") < n)
 		return -1;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
+	for (size_t i = 0; i < n; i++)
 		x = x * 10 + (s[i] - '0');
-	}
 	if (x > max)
 		return -1;
 	*v = x;

@@ -34,8 +34,7 @@ void findings_end(struct findings *f)
 		i = f->ngroups++;
 		f->groups = xgrow(f->groups, &f->cap_groups, i + 1,
 				  sizeof(*f->groups));
-		f->groups[i].key = key;
-		f->groups[i].n = 0;
+		f->groups[i] = (struct dropped_group){ key, 0 };
 		htab_add(&f->dropped_of, key, i);
 	}
 	f->groups[i].n++;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kmapstack: the log-linear histogram of hold times */
+#include <math.h>
 #include <stdlib.h>
 
 #include "xalloc.h"
@@ -61,9 +62,7 @@ uint64_t hist_quantile(const struct hist *h, double q)
 	if (q >= 1)
 		return h->max;
 	/* the smallest value with at least q * count values at or below */
-	rank = (uint64_t)(q * (double)h->count);
-	if ((double)rank < q * (double)h->count)
-		rank++;
+	rank = (uint64_t)ceil(q * (double)h->count);
 	if (!rank)
 		rank = 1;
 	for (i = 0; i < HIST_BUCKETS; i++) {

@@ -46,13 +46,25 @@ struct input_info {
 const char *input_time_unit(const struct input_info *info);
 
 /*
- * open path ('-': stdin) and tell its kind; input_close() after. info
- * gives the name and whether to show progress (a trace.dat or perf.data
- * that is not a regular file is copied first)
+ * open path ('-': stdin) and tell its kind; input_close() after, also when
+ * it fails. info gives the name and whether to show progress.
  */
 int input_open(const char *path, const struct input_info *info,
 	       struct input_src *src, char *err, size_t errlen);
 void input_close(struct input_src *src);
+/*
+ * tracedat_check() - do the sections of the file at fd fit in its size?
+ * @why: the reason of a refusal, one line without the file's name
+ *
+ * Asked before the trace libraries read the file. In a version 7 file
+ * (trace-cmd.dat(5)) the sections follow the file header one after the
+ * other up to the end of the file; a file cut short has a section that ends
+ * past its end, and a file whose tail was never written (zeros) has a
+ * section header of zeros, which libtracecmd would read 16 bytes at a time
+ * to the end. A file of another version passes. Returns 0, or -1 when it
+ * is refused.
+ */
+int tracedat_check(int fd, unsigned long long size, char *why, size_t whylen);
 /*
  * A trace.dat, read in a child process that streams the decoded events
  * (tracedat.h): a crash or an endless loop of the trace libraries on a
@@ -60,18 +72,15 @@ void input_close(struct input_src *src);
  */
 int input_tracedat(struct input_src *src, struct replay *r,
 		   struct input_info *info, char *err, size_t errlen);
-/* the same pass in this process (the fuzzer; no protection) */
-int input_tracedat_direct(const char *path, struct replay *r,
-			  struct input_info *info, char *err, size_t errlen);
 /* text from src->fd, after its head */
 int input_text(struct input_src *src, struct replay *r, struct input_info *info,
 	       char *err, size_t errlen);
 /* a perf.data, through the text of perf script */
 int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 	       char *err, size_t errlen);
-/* text from a buffer, for the fuzzer and the unit tests */
-int input_text_buffer(const char *buf, size_t len, struct replay *r,
-		      struct input_info *info, char *err, size_t errlen);
+/* one line of text, NUL-terminated where its newline was, len bytes */
+void input_text_line(char *line, size_t len, struct replay *r,
+		     struct input_info *info);
 
 struct findings;
 

@@ -115,8 +115,7 @@ static int on_record(struct tep_event *event, struct tep_record *rec, int cpu,
 		return live_stop;
 	c->info->records++;
 	c->held = xgrow(c->held, &c->capheld, c->nheld + 1, sizeof(*c->held));
-	c->held[c->nheld].ev = ev;
-	c->held[c->nheld++].seq = c->seq++;
+	c->held[c->nheld++] = (struct held_event){ ev, c->seq++ };
 	if (ev.ts > c->newest)
 		c->newest = ev.ts;
 	return live_stop;
@@ -177,41 +176,33 @@ int input_live(const struct live_opts *lo, struct replay *r,
 	info->kind = INPUT_LIVE;
 	info->path = "live";
 	if (dir) {
-		if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-			snprintf(err, errlen, "%s: no tracefs there", dir);
-			return -1;
-		}
+		if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+			return kms_fail(err, errlen, "%s: no tracefs there",
+					dir);
 		tracefs_set_tracing_dir((char *)dir);
 	}
 	dir = tracefs_tracing_dir();
-	if (!dir) {
-		snprintf(
+	if (!dir)
+		return kms_fail(
 			err, errlen,
 			"tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
-		return -1;
-	}
 	snprintf(path, sizeof(path), "%s/events/kmap_stack/kmap_push/format",
 		 dir);
-	if (access(path, R_OK)) {
-		snprintf(
+	if (access(path, R_OK))
+		return kms_fail(
 			err, errlen, "%s: %s", dir,
 			errno == EACCES ?
 				"permission denied (run as root)" :
 				"this kernel has no kmap_stack events (CONFIG_DEBUG_KMAP_STACK=y?)");
-		return -1;
-	}
 	tep_set_loglevel(TEP_LOG_NONE);
 	tep = tracefs_local_events_system(dir, systems);
-	if (!tep) {
-		snprintf(err, errlen, "%s: cannot read the kmap_stack formats",
-			 dir);
-		return -1;
-	}
+	if (!tep)
+		return kms_fail(err, errlen,
+				"%s: cannot read the kmap_stack formats", dir);
 	load_kallsyms(tep);
 	if (decoder_init(&c.dec, tep, why, sizeof(why))) {
-		snprintf(err, errlen, "%s: %s", dir, why);
 		tep_free(tep);
-		return -1;
+		return kms_fail(err, errlen, "%s: %s", dir, why);
 	}
 	/* from here on a signal stops the run and the instance is removed */
 	on_signals(on_signal);

@@ -49,8 +49,7 @@ static int perf_says(FILE *errs, char *buf, size_t len)
 	while (fgets(line, sizeof(line), errs) && n + 1 < len) {
 		char *p = line, *e = line + strcspn(line, "\r\n");
 
-		while (*p == ' ' || *p == '\t')
-			p++;
+		p += strspn(p, " \t");
 		if (p == e)
 			continue;
 		*e = 0;
@@ -70,11 +69,9 @@ int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 	const char *file = perf_file(src, info, buf, sizeof(buf));
 	pid_t pid;
 
-	if (pipe2(pfd, O_CLOEXEC)) {
-		snprintf(err, errlen, "%s: pipe: %s", info->path,
-			 strerror(errno));
-		return -1;
-	}
+	if (pipe2(pfd, O_CLOEXEC))
+		return kms_fail(err, errlen, "%s: pipe: %s", info->path,
+				strerror(errno));
 	/* perf's own messages, for the error when it fails */
 	errs = tmpfile();
 	fflush(NULL);
@@ -103,12 +100,11 @@ int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-		snprintf(
+		ret = kms_fail(
 			err, errlen,
 			"%s: a perf.data file, and perf is not installed here: %srun 'perf script --ns -i %s | kmapstack check -' where it is",
 			info->path, file ? "" : "save it to a file and ",
 			file ? file : "FILE");
-		ret = -1;
 	} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 
@@ -118,16 +114,15 @@ int input_perf(struct input_src *src, struct replay *r, struct input_info *info,
 				file ? "run it to see why" :
 				       "save it to a file and run 'perf script --ns -i FILE' to see why");
 		if (file)
-			snprintf(
+			ret = kms_fail(
 				err, errlen,
 				"%s: 'perf script --ns -i %s' failed (exit %d): %s",
 				info->path, file, code, why);
 		else
-			snprintf(
+			ret = kms_fail(
 				err, errlen,
 				"%s: 'perf script --ns' failed on it (exit %d): %s",
 				info->path, code, why);
-		ret = -1;
 	}
 	if (errs)
 		fclose(errs);

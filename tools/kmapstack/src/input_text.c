@@ -14,14 +14,14 @@
 /* lines longer than this are not trace lines */
 #define MAX_LINE (64 * 1024)
 
-static void text_line(const char *line, size_t len, struct replay *r,
-		      struct input_info *info)
+void input_text_line(char *line, size_t len, struct replay *r,
+		     struct input_info *info)
 {
 	struct text_line tl;
 
 	if (len > MAX_LINE)
 		return;
-	switch (text_parse_line(line, len, &tl)) {
+	switch (text_parse_line(line, &tl)) {
 	case TL_EVENT:
 		if (tl.ts_digits < info->ts_digits)
 			info->ts_digits = tl.ts_digits;
@@ -39,35 +39,6 @@ static void text_line(const char *line, size_t len, struct replay *r,
 	default:
 		break;
 	}
-}
-
-static int text_done(const char *path, struct input_info *info, char *err,
-		     size_t errlen)
-{
-	if (!info->records) {
-		snprintf(err, errlen, "%s: no kmap_stack events in this text%s",
-			 path,
-			 info->bad_records ? " (only malformed ones)" : "");
-		return -1;
-	}
-	return 0;
-}
-
-int input_text_buffer(const char *buf, size_t len, struct replay *r,
-		      struct input_info *info, char *err, size_t errlen)
-{
-	const char *p = buf, *end = buf + len;
-
-	info->kind = INPUT_TEXT;
-	info->ts_digits = 9;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *e = nl ? nl : end;
-
-		text_line(p, (size_t)(e - p), r, info);
-		p = nl ? nl + 1 : end;
-	}
-	return text_done("<buffer>", info, err, errlen);
 }
 
 #define READ_BUF (1 << 20)
@@ -97,28 +68,27 @@ static int text_lines(struct input_src *src, struct replay *r,
 				ret = -1;
 				break;
 			}
-			if (n == 0)
-				eof = 1;
+			eof = !n;
 			have += (size_t)n;
 			done += (unsigned long long)n;
 			progress_update(&prog, done);
 			if (!eof && have < READ_BUF)
 				continue;
 		}
+		/* the last line may have no newline */
+		if (eof && have && buf[have - 1] != '\n')
+			buf[have++] = '\n';
 		end = buf + have;
 		while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
+			*nl = '\0';
 			if (!skip)
-				text_line(p, (size_t)(nl - p), r, info);
+				input_text_line(p, (size_t)(nl - p), r, info);
 			skip = 0;
 			p = nl + 1;
 		}
 		if (p == buf && have == READ_BUF) {
 			/* a line longer than the buffer: not a trace line */
 			skip = 1;
-			p = end;
-		} else if (eof && p < end) {
-			if (!skip)
-				text_line(p, (size_t)(end - p), r, info);
 			p = end;
 		}
 		have = (size_t)(end - p);
@@ -134,12 +104,14 @@ int input_text(struct input_src *src, struct replay *r, struct input_info *info,
 {
 	info->kind = INPUT_TEXT;
 	info->ts_digits = 9;
-	if (text_lines(src, r, info)) {
-		snprintf(err, errlen, "%s: %s", info->path, strerror(errno));
-		return -1;
-	}
-	if (text_done(info->path, info, err, errlen))
-		return -1;
+	if (text_lines(src, r, info))
+		return kms_fail(err, errlen, "%s: %s", info->path,
+				strerror(errno));
+	if (!info->records)
+		return kms_fail(
+			err, errlen, "%s: no kmap_stack events in this text%s",
+			info->path,
+			info->bad_records ? " (only malformed ones)" : "");
 	/* the times are printed in ns: say when they are rounded */
 	if (info->ts_digits == 6)
 		fprintf(stderr,

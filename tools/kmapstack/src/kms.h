@@ -6,7 +6,9 @@
 #ifndef KMS_H
 #define KMS_H
 
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define KMS_VERSION "1.0"
 
@@ -86,5 +88,17 @@ int kms_leak_kind_ctx(int kind);
 int kms_kind_is_leak(int kind);
 /* kinds that the kernel reports without touching the stacks */
 int kms_kind_is_report_only(int kind);
+
+/* why something failed, one line into err; returns -1 */
+__attribute__((format(printf, 3, 4))) static inline int
+kms_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kms.h"
 #include "ksyms.h"
 #include "xalloc.h"
 
@@ -33,10 +34,8 @@ int ksyms_load(const char *path, char *err, size_t errlen)
 	char line[1024];
 	int cap = 0, lines = 0;
 
-	if (!fp) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
+	if (!fp)
+		return kms_fail(err, errlen, "%s: %s", path, strerror(errno));
 	while (fgets(line, sizeof(line), fp)) {
 		char type, name[512], mod[256] = "";
 		unsigned long long addr;
@@ -59,12 +58,11 @@ int ksyms_load(const char *path, char *err, size_t errlen)
 		nsyms++;
 	}
 	fclose(fp);
-	if (!nsyms) {
-		snprintf(err, errlen,
-			 "%s: not a kallsyms (no function symbols in %d lines)",
-			 path, lines);
-		return -1;
-	}
+	if (!nsyms)
+		return kms_fail(
+			err, errlen,
+			"%s: not a kallsyms (no function symbols in %d lines)",
+			path, lines);
 	qsort(syms, (size_t)nsyms, sizeof(*syms), by_addr);
 	return 0;
 }

@@ -1,14 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmapstack record [trace-cmd record options] -- CMD [ARG...]
- *
- * One command for a CI job: trace-cmd record -e kmap_stack around CMD with
- * what a recording under stress needed (docs/real-world.md): a large
- * per-CPU buffer, the recorder at a higher priority than CMD and spared by
- * the OOM killer. Then /proc/kallsyms is saved beside the trace (trace-cmd
- * saves it when the recording starts, without the modules CMD loads) and
- * 'kmapstack check --kallsyms' runs on the trace: its verdict is the exit
- * status.
+ * kmapstack record (record_help), one command for a CI job: trace-cmd
+ * record around CMD with what a recording under stress needed
+ * (docs/real-world.md), then /proc/kallsyms saved (trace-cmd saves it
+ * before CMD loads its modules) and the trace checked.
  */
 #include <errno.h>
 #include <signal.h>
@@ -247,9 +242,8 @@ static int record(int argc, char **argv, int checkc, char **checkv)
 {
 	const char *out = "trace.dat";
 	int dashes = -1, user_buffer = 0, n = 0, script, status, st, verdict;
-	int user_ksyms = 0;
-	int fd;
-	char bufkb[32], statusp[4096];
+	int user_ksyms = 0, fd;
+	char bufkb[32], statusp[4096], trace[4096 + 16];
 	char *ksyms, **tc, **ck;
 	const char *tmp = getenv("TMPDIR");
 
@@ -325,6 +319,8 @@ static int record(int argc, char **argv, int checkc, char **checkv)
 
 	ksyms = xmalloc(strlen(out) + sizeof(".kallsyms"));
 	sprintf(ksyms, "%s.kallsyms", out);
+	/* a trace named like an option */
+	snprintf(trace, sizeof(trace), "%s%s", out[0] == '-' ? "./" : "", out);
 	n = 0;
 	ck = xcalloc((size_t)checkc + 8, sizeof(char *));
 	ck[n++] = "kmapstack";
@@ -338,24 +334,13 @@ static int record(int argc, char **argv, int checkc, char **checkv)
 		ck[n++] = "--kallsyms";
 		ck[n++] = ksyms;
 	}
-	/* a trace named like an option */
-	if (out[0] == '-') {
-		char *p = xmalloc(strlen(out) + 3);
-
-		sprintf(p, "./%s", out);
-		ck[n++] = p;
-	} else
-		ck[n++] = (char *)out;
+	ck[n++] = trace;
 	ck[n] = NULL;
 	fprintf(stderr, "kmapstack: record: checking %s%s%s\n", out,
 		ck[n - 2] == ksyms ? " with " : "",
 		ck[n - 2] == ksyms ? ksyms : "");
-	if (run("/proc/self/exe", ck, 0, &status))
-		verdict = EXIT_USAGE;
-	else
-		verdict = exit_code(status);
-	if (out[0] == '-')
-		free(ck[n - 1]);
+	verdict = run("/proc/self/exe", ck, 0, &status) ? EXIT_USAGE :
+							  exit_code(status);
 	free(ck);
 	free(ksyms);
 	if (!verdict && st != 0) {

@@ -71,21 +71,15 @@ struct replay {
 	int ev_ctx;
 };
 
-static void stack_init(struct kstack *s)
-{
-	memset(s, 0, sizeof(*s));
-	/* nothing is known of what happened before the trace */
-	s->unsynced = 1;
-}
-
 static struct cpu *grow_cpus(struct replay *r, int cpu)
 {
 	int old = r->ncpus;
 
 	r->cpus = xgrow_zero(r->cpus, &r->ncpus, cpu + 1, sizeof(*r->cpus));
 	for (int i = old; i < r->ncpus; i++) {
+		/* nothing is known of what happened before the trace */
 		for (int x = 0; x < KMS_CTX_NR; x++)
-			stack_init(&r->cpus[i].irq[x]);
+			r->cpus[i].irq[x].unsynced = 1;
 		r->cpus[i].gap = -1;
 	}
 	return &r->cpus[cpu];
@@ -129,7 +123,7 @@ static struct task *get_task(struct replay *r, struct cpu *c,
 	t->key = key;
 	t->pid = ev->pid;
 	t->last_cpu = -1;
-	stack_init(&t->st);
+	t->st.unsynced = 1;
 	if (!comm && ev->comm_of)
 		comm = ev->comm_of(ev->comm_priv, ev->pid);
 	if (comm)
@@ -227,9 +221,7 @@ static void stack_unsync(struct replay *r, struct kstack *s, int gap)
 /* the stack of context ctx as seen from an event of task t on CPU c */
 static struct kstack *stack_of(struct task *t, struct cpu *c, int ctx)
 {
-	if (ctx <= KMS_CTX_TASK)
-		return &t->st;
-	return &c->irq[ctx];
+	return ctx <= KMS_CTX_TASK ? &t->st : &c->irq[ctx];
 }
 
 /* the stacks of ctx and below, innermost first, marking one entry */
@@ -237,7 +229,6 @@ static void snapshot(struct replay *r, int idx, struct task *t, struct cpu *c,
 		     int ctx, const struct kstack *mark_st, int mark)
 {
 	struct finding *x = findings_get(r->f, idx);
-	int first = 1;
 
 	if (idx < 0)
 		return;
@@ -249,9 +240,9 @@ static void snapshot(struct replay *r, int idx, struct task *t, struct cpu *c,
 
 			fr.ctx = (unsigned char)k;
 			fr.marked = (s == mark_st && i == mark);
-			if (first && !fr.placeholder)
+			/* the top of the stacks, unless lost */
+			if (!x->nframes && !fr.placeholder)
 				x->top_caller = fr.site;
-			first = 0;
 			findings_add_frame(r->f, idx, &fr);
 		}
 	}
@@ -351,10 +342,7 @@ static int report_stack(const struct kms_event *ev)
 	return ctx >= 0 ? ctx : ev->ctx;
 }
 
-/*
- * A finding of the kernel's report ev alone, with the stacks of task t (if
- * not NULL) and of CPU c
- */
+/* a finding of the kernel's report ev alone; the stacks of t (if any), c */
 static struct finding *kernel_finding(struct replay *r, struct cpu *c,
 				      const struct kms_event *ev,
 				      const char *comm, struct task *t)
@@ -387,10 +375,7 @@ static void kernel_only(struct replay *r, struct cpu *c,
 	}
 }
 
-/*
- * The reports of the event's context (of every context: t NULL) that its
- * pop did not follow
- */
+/* the reports of the event's context (t NULL: all) its pop did not follow */
 static void flush_pending(struct replay *r, struct cpu *c, int only_leaks,
 			  struct task *t)
 {
@@ -824,12 +809,10 @@ void replay_lost(struct replay *r, int cpu, unsigned long long ts,
 		return;
 	c = get_cpu(r, cpu);
 	g = findings_add_gap(r->f);
-	if (g) {
-		g->file = r->file;
-		g->cpu = cpu;
-		g->ts = ts;
-		g->missed = missed;
-	}
+	if (g)
+		*g = (struct gap){
+			.file = r->file, .cpu = cpu, .ts = ts, .missed = missed
+		};
 	/* a count from text may be anything: the sum saturates */
 	if (missed >= 0)
 		r->f->lost_events = missed > LLONG_MAX - r->f->lost_events ?

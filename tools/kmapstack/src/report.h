@@ -30,10 +30,6 @@ void report_text(FILE *out, struct report_ctx *rc);
 void report_json(FILE *out, struct report_ctx *rc);
 void report_folded(FILE *out, struct report_ctx *rc);
 void report_svg(FILE *out, struct report_ctx *rc);
-
-/* what the outputs share (report_util.c) */
-/* sites with maps, sorted by maps (descending), then name */
-int *report_sorted_sites(struct stats *st, int *n);
 /* the unit of the inputs' timestamps: ns unless the trace clock counts */
 const char *report_time_unit(const struct report_ctx *rc);
 

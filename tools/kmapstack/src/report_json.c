@@ -36,16 +36,20 @@ static int utf8_len(const unsigned char *s)
 }
 
 /*
- * A JSON string. Task names and symbols are bytes: a byte that is not
- * part of valid UTF-8 is written as the code point of the same value
- * (\u00XX, as Latin-1 reads it), so the output is always valid UTF-8.
+ * A JSON string, null for NULL. Task names and symbols are bytes: a byte
+ * that is not part of valid UTF-8 is written as the code point of the same
+ * value (\u00XX, as Latin-1 reads it), so the output is always valid UTF-8.
  */
 static void jstr(FILE *out, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
 	fputc('"', out);
-	while (s && *s) {
+	while (*s) {
 		unsigned char c = *s;
 		int n = utf8_len(s);
 
@@ -64,56 +68,28 @@ static void jstr(FILE *out, const char *str)
 	fputc('"', out);
 }
 
-/* a string, or null for NULL */
-static void jstr_or_null(FILE *out, const char *str)
-{
-	if (str)
-		jstr(out, str);
-	else
-		fputs("null", out);
-}
-
 static void jsite(FILE *out, int site)
 {
-	jstr_or_null(out, site < 0 ? NULL : sites_name(site));
-}
-
-static void jaddr(FILE *out, unsigned long long a)
-{
-	fprintf(out, "\"0x%llx\"", a);
-}
-
-static const char *input_kind(int k)
-{
-	return k == INPUT_TRACEDAT ? "trace.dat" :
-	       k == INPUT_TEXT	   ? "text" :
-				     "live";
+	jstr(out, site < 0 ? NULL : sites_name(site));
 }
 
 static void jfinding(FILE *out, const struct finding *x, int strict)
 {
-	static const char *const source[] = {
-		[FS_REPLAY] = "replay",
-		[FS_KERNEL] = "kernel",
-		[FS_REPLAY | FS_KERNEL] = "both",
-	};
-
-	fprintf(out, "{\"kind\": ");
-	jstr(out, kms_kind_name(x->kind));
 	fprintf(out,
-		", \"violation\": %s, \"source\": \"%s\", \"kernel_kind\": ",
+		"{\"kind\": \"%s\", \"violation\": %s, \"source\": \"%s\", \"kernel_kind\": ",
+		kms_kind_name(x->kind),
 		x->kind != KMS_HELD_AT_END || strict ? "true" : "false",
-		source[x->source & (FS_REPLAY | FS_KERNEL)]);
-	jstr_or_null(out,
-		     x->kernel_kind ? kms_kind_name(x->kernel_kind) : NULL);
+		x->source == FS_REPLAY ? "replay" :
+		x->source == FS_KERNEL ? "kernel" :
+					 "both");
+	jstr(out, x->kernel_kind ? kms_kind_name(x->kernel_kind) : NULL);
 	fprintf(out,
 		", \"file\": %d, \"ts\": %llu, \"cpu\": %d, \"pid\": %d, \"comm\": ",
 		x->file, x->ts, x->cpu, x->pid);
 	jstr(out, x->comm);
-	fprintf(out, ", \"ctx\": \"%s\", \"stack_ctx\": \"%s\", \"addr\": ",
-		kms_ctx_name(x->ctx), kms_ctx_name(x->stack_ctx));
-	jaddr(out, x->addr);
-	fprintf(out, ", \"caller\": ");
+	fprintf(out,
+		", \"ctx\": \"%s\", \"stack_ctx\": \"%s\", \"addr\": \"0x%llx\", \"caller\": ",
+		kms_ctx_name(x->ctx), kms_ctx_name(x->stack_ctx), x->addr);
 	jsite(out, x->caller);
 	fprintf(out, ", \"map_caller\": ");
 	jsite(out, x->map_caller);
@@ -122,18 +98,16 @@ static void jfinding(FILE *out, const struct finding *x, int strict)
 	fprintf(out,
 		", \"depth\": %d, \"entries\": %d, \"uncertain\": %s, \"note\": ",
 		x->depth, x->nleaked, x->uncertain ? "true" : "false");
-	jstr_or_null(out, x->note);
+	jstr(out, x->note);
 	fprintf(out, ", \"stack\": [");
 	for (int i = 0; i < x->nframes; i++) {
 		const struct frame *fr = &x->frames[i];
 
 		fprintf(out, "%s{\"site\": ", i ? ", " : "");
 		jsite(out, fr->placeholder ? -1 : fr->site);
-		fprintf(out, ", \"addr\": ");
-		jaddr(out, fr->addr);
 		fprintf(out,
-			", \"ctx\": \"%s\", \"mapped_ts\": %llu, \"atomic\": %s, \"lost\": %s, \"this\": %s}",
-			kms_ctx_name(fr->ctx), fr->ts,
+			", \"addr\": \"0x%llx\", \"ctx\": \"%s\", \"mapped_ts\": %llu, \"atomic\": %s, \"lost\": %s, \"this\": %s}",
+			fr->addr, kms_ctx_name(fr->ctx), fr->ts,
 			fr->flags & KMS_F_ATOMIC ? "true" : "false",
 			fr->placeholder ? "true" : "false",
 			fr->marked ? "true" : "false");
@@ -144,15 +118,14 @@ static void jfinding(FILE *out, const struct finding *x, int strict)
 /* the findings shown, held at the end or not */
 static void jfindings(FILE *out, const struct findings *f, int held, int strict)
 {
-	int first = 1;
+	int shown = 0;
 
 	for (int i = 0; i < f->n; i++) {
 		if ((f->v[i].kind == KMS_HELD_AT_END) != held ||
 		    !findings_shown(f, f->v[i].kind))
 			continue;
-		fprintf(out, "%s\n  ", first ? "" : ",");
+		fprintf(out, "%s\n  ", shown++ ? "," : "");
 		jfinding(out, &f->v[i], strict);
-		first = 0;
 	}
 }
 
@@ -177,52 +150,50 @@ void report_json(FILE *out, struct report_ctx *rc)
 	struct findings *f = rc->f;
 	struct stats *st = rc->st;
 	const struct hold_rec *lh;
-	int n, *order, first;
+	int n, *order, items; /* items: of the list being written */
 	long long v = findings_violations(f, rc->o->strict);
 
-	fprintf(out, "{\n\"schema\": \"%s\",\n\"version\": \"%s\",\n", SCHEMA,
-		KMS_VERSION);
-	fprintf(out, "\"inputs\": [");
+	fprintf(out,
+		"{\n\"schema\": \"%s\",\n\"version\": \"%s\",\n\"inputs\": [",
+		SCHEMA, KMS_VERSION);
 	for (int i = 0; i < rc->ninputs; i++) {
+		const struct input_info *in = &rc->inputs[i];
+
 		fprintf(out, "%s{\"path\": ", i ? ", " : "");
-		jstr(out, rc->inputs[i].path);
+		jstr(out, in->path);
 		fprintf(out,
 			", \"format\": \"%s\", \"events\": %lld, \"malformed\": %lld, \"clock\": ",
-			input_kind(rc->inputs[i].kind), rc->inputs[i].records,
-			rc->inputs[i].bad_records);
-		jstr(out,
-		     rc->inputs[i].clock[0] ? rc->inputs[i].clock : "local");
+			in->kind == INPUT_TRACEDAT ? "trace.dat" :
+			in->kind == INPUT_TEXT	   ? "text" :
+						     "live",
+			in->records, in->bad_records);
+		jstr(out, in->clock[0] ? in->clock : "local");
 		fprintf(out, ", \"time_unit\": \"%s\", \"error\": ",
-			input_time_unit(&rc->inputs[i]));
-		jstr_or_null(out, rc->inputs[i].error[0] ? rc->inputs[i].error :
-							   NULL);
+			input_time_unit(in));
+		jstr(out, in->error[0] ? in->error : NULL);
 		fputc('}', out);
 	}
-	fprintf(out, "],\n");
 	fprintf(out,
-		"\"summary\": {\"clean\": %s, \"violations\": %lld, "
+		"],\n\"summary\": {\"clean\": %s, \"violations\": %lld, "
 		"\"held_at_end\": %lld, \"events\": %lld, \"maps\": %lld, "
 		"\"unmaps\": %lld, \"kernel_violation_events\": %lld, "
 		"\"gaps\": %lld, \"lost_events\": %lld, \"gaps_of_unknown_size\": %lld, \"by_kind\": {",
 		v ? "false" : "true", v, findings_held(f), st->events,
 		st->pushes, st->pops, f->kernel_events, f->total_gaps,
 		f->lost_events, f->lost_unknown);
-	first = 1;
-	for (int k = 1; k < KMS_KIND_NR; k++) {
-		if (!f->total[k] || !findings_shown(f, k))
-			continue;
-		fprintf(out, "%s\"%s\": %lld", first ? "" : ", ",
-			kms_kind_name(k), f->total[k]);
-		first = 0;
-	}
-	fprintf(out, "}, \"not_shown\": %lld},\n", f->dropped);
+	items = 0;
+	for (int k = 1; k < KMS_KIND_NR; k++)
+		if (f->total[k] && findings_shown(f, k))
+			fprintf(out, "%s\"%s\": %lld", items++ ? ", " : "",
+				kms_kind_name(k), f->total[k]);
 	fprintf(out,
+		"}, \"not_shown\": %lld},\n"
 		"\"cross_check\": {\"agreed\": %lld, \"kernel_only\": %lld, "
 		"\"replay_only\": %lld, \"kind_differs\": %lld, "
-		"\"depth_mismatches\": %lld, \"suppressed\": %lld},\n",
-		f->agreed, f->kernel_only, f->replay_only, f->kind_differs,
-		f->depth_mismatches, f->suppressed);
-	fprintf(out, "\"violations\": [");
+		"\"depth_mismatches\": %lld, \"suppressed\": %lld},\n"
+		"\"violations\": [",
+		f->dropped, f->agreed, f->kernel_only, f->replay_only,
+		f->kind_differs, f->depth_mismatches, f->suppressed);
 	jfindings(out, f, 0, rc->o->strict);
 	fprintf(out, "],\n\"held_at_end\": [");
 	jfindings(out, f, 1, rc->o->strict);
@@ -237,7 +208,7 @@ void report_json(FILE *out, struct report_ctx *rc)
 		fprintf(out, ", \"resynced_tasks\": %d}", g->resynced_tasks);
 	}
 	fprintf(out, "],\n\"sites\": [");
-	order = report_sorted_sites(st, &n);
+	order = stats_sorted_sites(st, &n);
 	for (int i = 0; i < n; i++) {
 		const struct site_stats *s = &st->sites[order[i]];
 
@@ -253,18 +224,15 @@ void report_json(FILE *out, struct report_ctx *rc)
 	fprintf(out, "],\n\"holds\": ");
 	jhist(out, &st->holds);
 	fprintf(out, ",\n\"hold_histogram\": [");
-	first = 1;
-	for (int i = 0; st->holds.b && i < HIST_BUCKETS; i++) {
-		if (!st->holds.b[i])
-			continue;
-		fprintf(out,
-			"%s{\"min_ns\": %llu, \"max_ns\": %llu, \"count\": %llu}",
-			first ? "" : ", ",
-			(unsigned long long)hist_bucket_lo(i),
-			(unsigned long long)hist_bucket_hi(i),
-			(unsigned long long)st->holds.b[i]);
-		first = 0;
-	}
+	items = 0;
+	for (int i = 0; st->holds.b && i < HIST_BUCKETS; i++)
+		if (st->holds.b[i])
+			fprintf(out,
+				"%s{\"min_ns\": %llu, \"max_ns\": %llu, \"count\": %llu}",
+				items++ ? ", " : "",
+				(unsigned long long)hist_bucket_lo(i),
+				(unsigned long long)hist_bucket_hi(i),
+				(unsigned long long)st->holds.b[i]);
 	fprintf(out,
 		"],\n\"longest_holds\": {\"threshold_ns\": %llu, \"count\": %lld, \"shown\": [",
 		rc->o->have_threshold ? rc->o->hold_threshold : 0ULL,
@@ -285,25 +253,21 @@ void report_json(FILE *out, struct report_ctx *rc)
 			kms_ctx_name(lh[i].ctx), lh[i].file);
 	}
 	fprintf(out, "]},\n\"cpus\": [");
-	first = 1;
+	items = 0;
 	for (int c = 0; c < st->ncpus; c++) {
 		const struct cpu_stats *cs = &st->cpus[c];
-		int fd = 1;
+		int depths = 0;
 
 		if (!cs->pushes)
 			continue;
 		fprintf(out,
 			"%s\n  {\"cpu\": %d, \"maps\": %lld, \"max_nesting\": %d, \"depth_histogram\": {",
-			first ? "" : ",", c, cs->pushes, cs->max_total);
-		for (int d = 1; d < cs->ndepth; d++) {
-			if (!cs->depth[d])
-				continue;
-			fprintf(out, "%s\"%d\": %lld", fd ? "" : ", ", d,
-				cs->depth[d]);
-			fd = 0;
-		}
+			items++ ? "," : "", c, cs->pushes, cs->max_total);
+		for (int d = 1; d < cs->ndepth; d++)
+			if (cs->depth[d])
+				fprintf(out, "%s\"%d\": %lld",
+					depths++ ? ", " : "", d, cs->depth[d]);
 		fprintf(out, "}}");
-		first = 0;
 	}
 	fprintf(out, "]\n}\n");
 }

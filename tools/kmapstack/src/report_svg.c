@@ -36,12 +36,11 @@ static void timeline(FILE *out, struct stats *st, int y0)
 	int lane = 0;
 	char buf[32];
 
+	fmt_ns(buf, sizeof(buf), (double)st->tl_width);
 	fprintf(out,
 		"<text x=\"%d\" y=\"%d\" class=\"title\">Nesting depth "
-		"over time, per CPU (red: max, green: mean, per slice of ",
-		LEFT, y0 - 10);
-	fmt_ns(buf, sizeof(buf), (double)st->tl_width);
-	fprintf(out, "%s)</text>\n", buf);
+		"over time, per CPU (red: max, green: mean, per slice of %s)</text>\n",
+		LEFT, y0 - 10, buf);
 	for (int c = 0; c < st->ncpus; c++) {
 		const struct cpu_stats *cs = &st->cpus[c];
 		int top = y0 + lane * LANE,
@@ -51,20 +50,17 @@ static void timeline(FILE *out, struct stats *st, int y0)
 
 		if (!cs->tl)
 			continue;
-		fprintf(out, "<g class=\"cpu\" id=\"cpu%d\">\n", c);
 		fprintf(out,
-			"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" class=\"lane\"/>\n",
-			LEFT, top, PLOT, LANE - 10);
-		fprintf(out,
-			"<text x=\"%d\" y=\"%d\" class=\"label\">CPU %d</text>\n",
-			5, top + LANE / 2, c);
-		fprintf(out,
-			"<text x=\"%d\" y=\"%d\" class=\"small\">%d</text>\n",
+			"<g class=\"cpu\" id=\"cpu%d\">\n"
+			"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" class=\"lane\"/>\n"
+			"<text x=\"%d\" y=\"%d\" class=\"label\">CPU %d</text>\n"
+			"<text x=\"%d\" y=\"%d\" class=\"small\">%d</text>\n"
+			"<polyline class=\"depth\" points=\"",
+			c, LEFT, top, PLOT, LANE - 10, 5, top + LANE / 2, c,
 			LEFT - 20, top + 12, maxd);
-		fprintf(out, "<polyline class=\"depth\" points=\"");
 		for (int b = 0; b < used; b++) {
 			double x0 = LEFT + b * sx, x1 = LEFT + (b + 1) * sx;
-			double y = top + LANE - 10 - cs->tl[b] * sy;
+			double y = top + LANE - 10 - cs->tl[b].max * sy;
 
 			fprintf(out, "%.1f,%.1f %.1f,%.1f ", x0, y, x1, y);
 		}
@@ -72,19 +68,19 @@ static void timeline(FILE *out, struct stats *st, int y0)
 		for (int b = 0; b < used; b++) {
 			double y = top + LANE - 10;
 
-			if (cs->tl_n[b])
-				y -= (double)cs->tl_sum[b] / cs->tl_n[b] * sy;
+			if (cs->tl[b].n)
+				y -= (double)cs->tl[b].sum / cs->tl[b].n * sy;
 			fprintf(out, "%.1f,%.1f ", LEFT + (b + 0.5) * sx, y);
 		}
 		fprintf(out, "\"/>\n</g>\n");
 		lane++;
 	}
-	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"small\">0</text>\n", LEFT,
-		y0 + lane * LANE + 5);
 	fmt_ns(buf, sizeof(buf), span);
 	fprintf(out,
+		"<text x=\"%d\" y=\"%d\" class=\"small\">0</text>\n"
 		"<text x=\"%d\" y=\"%d\" class=\"small\" text-anchor=\"end\">+%s</text>\n",
-		LEFT + PLOT, y0 + lane * LANE + 5, buf);
+		LEFT, y0 + lane * LANE + 5, LEFT + PLOT, y0 + lane * LANE + 5,
+		buf);
 }
 
 /* bar p holds the durations in [2^(p-1), 2^p) ns; bar 0 the zeros */
@@ -164,15 +160,13 @@ void report_svg(FILE *out, struct report_ctx *rc)
 	fprintf(out,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		"height=\"%d\" viewBox=\"0 0 %d %d\">\n",
-		W, h, W, h);
-	fprintf(out,
+		"height=\"%d\" viewBox=\"0 0 %d %d\">\n"
 		"<style>.title{font:bold 14px sans-serif}"
 		".label{font:12px sans-serif}.small{font:10px sans-serif}"
 		".lane{fill:#f4f4f4;stroke:#ccc}.depth{fill:none;stroke:#c03;stroke-width:1}"
-		".mean{fill:none;stroke:#393;stroke-width:1}.bar{fill:#36c}</style>\n");
-	fprintf(out,
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+		".mean{fill:none;stroke:#393;stroke-width:1}.bar{fill:#36c}</style>\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+		W, h, W, h);
 	timeline(out, st, 50);
 	holds(out, st, y1);
 	fprintf(out, "</svg>\n");

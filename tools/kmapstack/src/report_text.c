@@ -13,6 +13,17 @@
 /* timestamps in seconds, or as counted when the trace clock is no time */
 static int ts_raw;
 
+const char *report_time_unit(const struct report_ctx *rc)
+{
+	const char *u = rc->ninputs ? input_time_unit(&rc->inputs[0]) : "ns";
+
+	/* inputs of different clocks: their times are not comparable */
+	for (int i = 1; i < rc->ninputs; i++)
+		if (strcmp(u, input_time_unit(&rc->inputs[i])))
+			return "ticks";
+	return u;
+}
+
 static void ts(FILE *out, unsigned long long t)
 {
 	if (ts_raw)
@@ -95,12 +106,9 @@ static void finding(FILE *out, struct report_ctx *rc, const struct finding *x)
 {
 	int leak = kms_kind_is_leak(x->kind);
 
-	fprintf(out, "\n%s\n", RULE);
-	fprintf(out, "WARNING: kmap stack %s: %s\n",
+	fprintf(out, "\n" RULE "\nWARNING: kmap stack %s: %s\n" THIN "\n%s\n",
 		x->kind == KMS_HELD_AT_END ? "warning" : "violation",
-		kms_kind_name(x->kind));
-	fprintf(out, "%s\n", THIN);
-	fprintf(out, "%s\n", kind_text[x->kind]);
+		kms_kind_name(x->kind), kind_text[x->kind]);
 	if (rc->ninputs > 1)
 		fprintf(out, "in %s\n", rc->inputs[x->file].path);
 	fprintf(out, "%s/%d", x->comm[0] ? x->comm : "<...>", x->pid);
@@ -231,11 +239,10 @@ static void cross(FILE *out, struct report_ctx *rc)
 	long long dis = f->kernel_only + f->replay_only + f->kind_differs;
 
 	fprintf(out,
-		"\nCross-check with the kernel's kmap_violation events (%lld seen):\n",
-		f->kernel_events);
-	fprintf(out,
+		"\nCross-check with the kernel's kmap_violation events (%lld seen):\n"
 		"  agreed: %lld, kernel only: %lld, replay only: %lld, different kind: %lld\n",
-		f->agreed, f->kernel_only, f->replay_only, f->kind_differs);
+		f->kernel_events, f->agreed, f->kernel_only, f->replay_only,
+		f->kind_differs);
 	if (f->depth_mismatches)
 		fprintf(out,
 			"  %lld events had a depth field that disagreed with the replay (stacks resynchronised)\n",
@@ -263,7 +270,7 @@ static void statistics(FILE *out, struct report_ctx *rc)
 	struct stats *st = rc->st;
 	const struct hold_rec *lh;
 	const char *unit = report_time_unit(rc);
-	int n, *order = report_sorted_sites(st, &n), w, wm, wu;
+	int n, *order = stats_sorted_sites(st, &n), w, wm, wu;
 
 	w = width("site", order, n, sizeof(int));
 	fprintf(out,
@@ -326,22 +333,16 @@ static void summary(FILE *out, struct report_ctx *rc)
 	long long v = findings_violations(f, rc->o->strict);
 	long long held = findings_held(f), read = 0;
 	long long dis = f->kernel_only + f->replay_only + f->kind_differs;
-	int first = 1;
+	int kinds = 0;
 
-	fprintf(out, "\nkmapstack: ");
-	if (!v) {
-		fprintf(out, "no violations");
-	} else {
+	fprintf(out, "\nkmapstack: %s", v ? "" : "no violations");
+	if (v) {
 		fprintf(out, "%lld violation%s (", v, v == 1 ? "" : "s");
-		for (int k = 1; k < KMS_KIND_NR; k++) {
-			if (!f->total[k] ||
-			    (k == KMS_HELD_AT_END && !rc->o->strict) ||
-			    !findings_shown(f, k))
-				continue;
-			fprintf(out, "%s%lld %s", first ? "" : ", ",
-				f->total[k], kms_kind_name(k));
-			first = 0;
-		}
+		for (int k = 1; k < KMS_KIND_NR; k++)
+			if (f->total[k] && findings_shown(f, k) &&
+			    (k != KMS_HELD_AT_END || rc->o->strict))
+				fprintf(out, "%s%lld %s", kinds++ ? ", " : "",
+					f->total[k], kms_kind_name(k));
 		fprintf(out, ")");
 	}
 	fprintf(out, " in %lld events", rc->st->events);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sites.h"
 #include "stats.h"
 #include "xalloc.h"
 
@@ -167,6 +168,32 @@ const struct hold_rec *stats_longest(struct stats *s, int *n)
 	return s->heap;
 }
 
+static struct stats *sort_st;
+
+static int by_maps(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	long long mx = sort_st->sites[x].maps, my = sort_st->sites[y].maps;
+
+	if (mx != my)
+		return mx < my ? 1 : -1;
+	return strcmp(sites_name(x), sites_name(y));
+}
+
+int *stats_sorted_sites(struct stats *s, int *n)
+{
+	int *v = xmalloc(sizeof(int) * (s->nsites ? s->nsites : 1));
+	int k = 0;
+
+	for (int i = 0; i < s->nsites; i++)
+		if (s->sites[i].maps || s->sites[i].hold.count)
+			v[k++] = i;
+	sort_st = s;
+	qsort(v, k, sizeof(int), by_maps);
+	*n = k;
+	return v;
+}
+
 /* half as many buckets, twice as wide */
 static void tl_fold(struct stats *s)
 {
@@ -178,18 +205,13 @@ static void tl_fold(struct stats *s)
 		if (!cs->tl)
 			continue;
 		for (int i = 0; i < half; i++) {
-			unsigned short a = cs->tl[2 * i], b = cs->tl[2 * i + 1];
+			struct tl_bucket *a = &cs->tl[2 * i], *b = a + 1;
 
-			cs->tl[i] = a > b ? a : b;
-			cs->tl_sum[i] =
-				cs->tl_sum[2 * i] + cs->tl_sum[2 * i + 1];
-			cs->tl_n[i] = cs->tl_n[2 * i] + cs->tl_n[2 * i + 1];
+			cs->tl[i].max = a->max > b->max ? a->max : b->max;
+			cs->tl[i].sum = a->sum + b->sum;
+			cs->tl[i].n = a->n + b->n;
 		}
 		memset(cs->tl + half, 0, sizeof(*cs->tl) * (TL_BUCKETS - half));
-		memset(cs->tl_sum + half, 0,
-		       sizeof(*cs->tl_sum) * (TL_BUCKETS - half));
-		memset(cs->tl_n + half, 0,
-		       sizeof(*cs->tl_n) * (TL_BUCKETS - half));
 	}
 	s->tl_width *= 2;
 	s->tl_used = (s->tl_used + 1) / 2;
@@ -199,20 +221,17 @@ static void tl_fold(struct stats *s)
 void stats_nesting(struct stats *s, int cpu, unsigned long long ts, int total)
 {
 	struct cpu_stats *c = cpu_stats(s, cpu);
+	struct tl_bucket *tb;
 	unsigned long long b;
 
 	if (total > c->max_total)
 		c->max_total = total;
-	if (!s->tl_started) {
-		s->tl_started = 1;
+	if (!s->tl_width) { /* the first event */
 		s->tl_t0 = ts;
 		s->tl_width = 1000;
 	}
-	if (!c->tl) {
+	if (!c->tl)
 		c->tl = xcalloc(TL_BUCKETS, sizeof(*c->tl));
-		c->tl_sum = xcalloc(TL_BUCKETS, sizeof(*c->tl_sum));
-		c->tl_n = xcalloc(TL_BUCKETS, sizeof(*c->tl_n));
-	}
 	/* the bucket of the last event is kept: no division per event */
 	if (ts < s->tl_lo || ts >= s->tl_hi) {
 		b = ts < s->tl_t0 ? 0 : (ts - s->tl_t0) / s->tl_width;
@@ -223,15 +242,15 @@ void stats_nesting(struct stats *s, int cpu, unsigned long long ts, int total)
 		s->tl_lo = s->tl_t0 + b * s->tl_width;
 		s->tl_hi = s->tl_lo + s->tl_width;
 	}
-	b = (unsigned long long)s->tl_b;
-	if ((int)b + 1 > s->tl_used)
-		s->tl_used = (int)b + 1;
+	if (s->tl_b + 1 > s->tl_used)
+		s->tl_used = s->tl_b + 1;
 	if (total > 65535)
 		total = 65535;
-	if (total > c->tl[b])
-		c->tl[b] = (unsigned short)total;
-	c->tl_sum[b] += (unsigned long long)total;
-	c->tl_n[b]++;
+	tb = &c->tl[s->tl_b];
+	if (total > tb->max)
+		tb->max = (unsigned short)total;
+	tb->sum += (unsigned long long)total;
+	tb->n++;
 }
 
 void stats_free(struct stats *s)
@@ -244,8 +263,6 @@ void stats_free(struct stats *s)
 	for (int c = 0; c < s->ncpus; c++) {
 		free(s->cpus[c].depth);
 		free(s->cpus[c].tl);
-		free(s->cpus[c].tl_sum);
-		free(s->cpus[c].tl_n);
 	}
 	free(s->cpus);
 	free(s->nodes);

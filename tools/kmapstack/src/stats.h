@@ -40,14 +40,18 @@ struct path_node {
 #define TL_BUCKETS 1000
 #define STATS_MAX_PATHS (1 << 20)
 
+/* a slice of the timeline: the nesting after each event, max and mean */
+struct tl_bucket {
+	unsigned short max;
+	unsigned long long sum, n;
+};
+
 struct cpu_stats {
 	long long pushes;
 	long long *depth; /* pushes by depth after the push, [0..ndepth) */
 	int ndepth;
 	int max_total; /* deepest nesting of all its stacks together */
-	unsigned short *tl; /* max nesting per timeline bucket */
-	/* for the mean nesting per bucket */
-	unsigned long long *tl_sum, *tl_n;
+	struct tl_bucket *tl; /* TL_BUCKETS */
 };
 
 struct stats {
@@ -67,8 +71,7 @@ struct stats {
 	int nnodes, cap_nodes;
 	struct htab child_of; /* parent << 32 | site -> node */
 	int paths; /* keep the paths: only --folded shows them */
-	/* timeline */
-	int tl_started;
+	/* timeline: from tl_t0 in tl_used buckets of tl_width (0: no event) */
 	unsigned long long tl_t0, tl_width;
 	int tl_used;
 	/* the bucket of the last event and its times [tl_lo, tl_hi) */
@@ -90,6 +93,8 @@ void stats_hold_keep(struct stats *s, const struct hold_rec *h);
 /* the nesting of all stacks of a CPU after an event */
 void stats_nesting(struct stats *s, int cpu, unsigned long long ts, int total);
 struct site_stats *stats_site(struct stats *s, int site);
+/* the sites with maps or holds, by maps (descending), then name; free() it */
+int *stats_sorted_sites(struct stats *s, int *n);
 /* the longest holds, longest first (sorts the heap in place) */
 const struct hold_rec *stats_longest(struct stats *s, int *n);
 void stats_free(struct stats *s);

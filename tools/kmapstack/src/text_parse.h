@@ -9,8 +9,6 @@
 #ifndef KMS_TEXT_PARSE_H
 #define KMS_TEXT_PARSE_H
 
-#include <stddef.h>
-
 #include "kms.h"
 
 enum text_line_kind {
@@ -28,7 +26,7 @@ struct text_line {
 	int ts_digits; /* TL_EVENT: the digits of the second's fraction */
 };
 
-/* line need not be NUL-terminated */
-int text_parse_line(const char *line, size_t len, struct text_line *out);
+/* line: NUL-terminated, without its newline; cut up in place */
+int text_parse_line(char *line, struct text_line *out);
 
 #endif

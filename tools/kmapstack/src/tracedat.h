@@ -1,20 +1,71 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kmapstack: a trace.dat is read by libtracecmd and libtraceevent in one
- * pass (tracedat_pass.c) that writes its records as messages
- * (tracedat_wire.h). kmapstack runs that pass in a child process
- * (tracedat_child.c), and this one replays the messages as they come
- * (tracedat_stream.c): a crash or an endless loop of the libraries on a
- * corrupt file ends the child, and the error says how.
+ * pass (tracedat_pass.c) that writes its records as messages (below).
+ * kmapstack runs that pass in a child process (tracedat_child.c), and this
+ * one replays the messages as they come (tracedat_stream.c): a crash or an
+ * endless loop of the libraries on a corrupt file ends the child, and the
+ * error says how.
  */
 #ifndef KMS_TRACEDAT_H
 #define KMS_TRACEDAT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "input.h"
 
-struct wire_bufs;
+/*
+ * The child's messages: it fills two buffers of memory shared with this
+ * process in turn; on one pipe it says that a buffer is full (struct
+ * wire_full), and it fills a buffer again only when this process has given
+ * it back, a byte on the other pipe. A buffer holds whole messages, each a
+ * head and len bytes. The reader checks every length, index and field
+ * before use.
+ */
+enum wire_type {
+	W_REC = 1, /* struct wire_rec, then the record's first size bytes */
+	W_LAYOUT, /* struct dec_layout */
+	W_SITE, /* int32 the child's site index, then its name */
+	W_COMM, /* int32 pid, then its command */
+	W_LOST, /* struct wire_lost */
+	W_CLOCK, /* the trace clock's name */
+	W_PROGRESS, /* uint64 bytes done */
+	W_END, /* int64 records, int64 malformed records, then an error */
+};
+
+struct wire_head {
+	uint32_t type;
+	uint32_t len; /* of what follows */
+};
+
+/* a kmap_stack record, decoded as far as the trace libraries are needed */
+struct wire_rec {
+	uint64_t ts;
+	int32_t cpu, pid, caller, map_caller, top_caller;
+	uint16_t e; /* 0 push, 1 pop, 2 violation */
+	uint16_t size; /* of the record's bytes that follow: min_size */
+};
+
+struct wire_lost {
+	uint64_t ts;
+	int64_t missed;
+	int32_t cpu, spare;
+};
+
+/* a message at most: a record (DEC_MAX_RECORD) and its head, a name */
+#define WIRE_MAX_LEN 8192
+
+#define WIRE_BUF_SIZE (1 << 20)
+
+struct wire_bufs {
+	unsigned char buf[2][WIRE_BUF_SIZE];
+};
+
+/* buffer i holds len bytes of messages */
+struct wire_full {
+	uint32_t i, len;
+};
 
 /* where the pass writes: the buffers of memory shared with this process */
 struct dat_writer {
@@ -54,8 +105,8 @@ int dat_stream_buffer(struct dat_stream *s, const unsigned char *buf,
 		      size_t len, char *err, size_t errlen);
 /*
  * The buffers of b as the child says on full_fd that they are full, each
- * given back on free_fd (tracedat_wire.h), until the child's end. Returns
- * as dat_stream_buffer(), or 0 when the child went away before W_END.
+ * given back on free_fd, until the child's end. Returns as
+ * dat_stream_buffer(), or 0 when the child went away before W_END.
  */
 int dat_stream_run(struct dat_stream *s, const struct wire_bufs *b, int full_fd,
 		   int free_fd, char *err, size_t errlen);

@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmapstack: a trace.dat is read in a child process. libtracecmd and
- * libtraceevent do not survive every corrupt file (they crash, free what
- * they never allocated, or loop for ever on some), so the pass runs in a
- * child that writes its messages into two buffers of shared memory
- * (tracedat_wire.h) and this process replays them as they come
- * (tracedat_stream.c). The child
- * has a limit of CPU time, a generous one for the file's size; when it
- * dies before the end of its pass, the error says how.
+ * kmapstack: the pass over a trace.dat (tracedat.h) in a child process:
+ * libtracecmd and libtraceevent do not survive every corrupt file (they
+ * crash, free what they never allocated, or loop for ever on some). The
+ * child has a limit of CPU time, a generous one for the file's size; when
+ * it dies before the end of its pass, the error says how.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +19,6 @@
 
 #include "sites.h"
 #include "tracedat.h"
-#include "tracedat_wire.h"
 #include "xalloc.h"
 
 /*
@@ -121,11 +117,9 @@ int input_tracedat(struct input_src *src, struct replay *r,
 	*err = 0;
 	b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (b == MAP_FAILED) {
-		snprintf(err, errlen, "%s: mmap: %s", info->path,
-			 strerror(errno));
-		return -1;
-	}
+	if (b == MAP_FAILED)
+		return kms_fail(err, errlen, "%s: mmap: %s", info->path,
+				strerror(errno));
 	if (pipe2(full, O_CLOEXEC) || pipe2(back, O_CLOEXEC)) {
 		snprintf(err, errlen, "%s: pipe: %s", info->path,
 			 strerror(errno));
@@ -158,46 +152,4 @@ int input_tracedat(struct input_src *src, struct replay *r,
 	if (ended == 0 || ended == -1)
 		failed(ended, status, src, info->path, err, errlen);
 	return ended > 0 && !*err ? 0 : -1;
-}
-
-/* the same pass in this process, unprotected (the fuzzer) */
-struct in_process {
-	struct dat_stream *s;
-	int ret;
-	char *err;
-	size_t errlen;
-};
-
-static void read_now(struct dat_writer *w)
-{
-	struct in_process *ip = w->priv;
-
-	if (!ip->ret)
-		ip->ret = dat_stream_buffer(ip->s, w->b->buf[0], w->n, ip->err,
-					    ip->errlen);
-	w->n = 0;
-}
-
-int input_tracedat_direct(const char *path, struct replay *r,
-			  struct input_info *info, char *err, size_t errlen)
-{
-	static struct wire_bufs *b;
-	static unsigned char *pid_sent;
-	struct in_process ip = { .err = err, .errlen = errlen };
-	struct dat_writer w = { .flush = read_now, .priv = &ip };
-
-	if (!b) {
-		b = xmalloc(sizeof(*b));
-		pid_sent = xmalloc(DAT_PID_BITS / 8);
-	}
-	memset(pid_sent, 0, DAT_PID_BITS / 8);
-	w.b = b;
-	w.pid_sent = pid_sent;
-	w.sites_sent = sites_count();
-	*err = 0;
-	info->kind = INPUT_TRACEDAT;
-	ip.s = dat_stream_new(r, info, 0);
-	tracedat_pass(path, info->path, &w, 0);
-	dat_stream_free(ip.s);
-	return ip.ret > 0 && !*err ? 0 : -1;
 }

@@ -3,7 +3,7 @@
  * kmapstack: the one pass over a trace.dat through libtracecmd and
  * libtraceevent: each kmap_stack record decoded as far as the libraries
  * are needed (the event, the task, the call sites' names) and written with
- * its bytes as a message (tracedat_wire.h); the rest is decoded with the
+ * its bytes as a message (tracedat.h); the rest is decoded with the
  * layout of the formats, sent first, where the messages are read.
  */
 #include <stdio.h>
@@ -14,7 +14,6 @@
 #include "decode.h"
 #include "sites.h"
 #include "tracedat.h"
-#include "tracedat_wire.h"
 
 /* exported by libtracecmd, not declared in its header */
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
@@ -154,7 +153,6 @@ void tracedat_pass(const char *path, const char *name, struct dat_writer *w,
 	static struct pass p;
 	struct tracecmd_input *handle;
 	char why[256], err[1024] = "";
-	int64_t counts[2];
 	const char *clock;
 
 	memset(&p, 0, sizeof(p));
@@ -182,9 +180,8 @@ void tracedat_pass(const char *path, const char *name, struct dat_writer *w,
 		if (!p.records && !p.bad)
 			no_records(handle, name, err, sizeof(err));
 	}
-	counts[0] = p.records;
-	counts[1] = p.bad;
-	dat_write(w, W_END, counts, sizeof(counts), err, strlen(err));
+	dat_write(w, W_END, (int64_t[2]){ p.records, p.bad },
+		  sizeof(int64_t[2]), err, strlen(err));
 	w->flush(w);
 	if (last || !handle)
 		return;

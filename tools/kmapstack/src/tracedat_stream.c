@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmapstack: this process's side of the child that reads a trace.dat
- * (tracedat_child.c): its messages (tracedat_wire.h) read from the
- * buffers it hands over, the records decoded and replayed as they come.
- * Nothing the child wrote is trusted: lengths, site indices and fields are
- * checked before use.
+ * kmapstack: this process's side of the child that reads a trace.dat: its
+ * messages (tracedat.h) read from the buffers it hands over and checked,
+ * the records decoded and replayed as they come.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,7 +15,6 @@
 #include "progress.h"
 #include "sites.h"
 #include "tracedat.h"
-#include "tracedat_wire.h"
 #include "xalloc.h"
 
 struct dat_stream {
