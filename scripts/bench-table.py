@@ -18,12 +18,15 @@ MODES = {'icount': 'guest instructions per pair (QEMU -icount shift=0: 1 ns = 1 
 
 
 def load(path):
-    """The figures, and the vmlinux text sizes by (arch, variant)."""
+    """The figures, the vmlinux text sizes by (arch, variant), and the parts
+    of a stack trace's cost by (arch, mode, part, frames)."""
     rows, text = collections.OrderedDict(), {}
     for line in open(path):
         kv = dict(re.findall(r'(\w+)=(\S+)', line))
         if 'text' in kv:
             text[(kv['arch'], kv['variant'])] = int(kv['text'])
+        if 'part' in kv:
+            text[(kv['arch'], kv['mode'], kv['part'], int(kv['frames']))] = float(kv['ns'])
         if 'api' not in kv:
             continue
         key = (kv['arch'], kv.get('mode', 'wall'), kv['api'], kv['page'],
@@ -165,8 +168,13 @@ def goals(rows, text):
                 if a and b:
                     out.append(f'| reference: lockdep per spin_lock/unlock pair ({ctx}) | {where} | '
                                f'+{a - b:.1f} ({a:.1f} vs {b:.1f}, {a / b:.1f}x) | - |')
+    # the parts of a stack trace's cost, timed alone in the same kernel
+    for k in sorted(k for k in text if len(k) == 4):
+        unit = 'instructions' if k[1] == 'icount' else 'ns (TCG)'
+        out.append(f'| reference: a stack trace\'s {k[2]}, {k[3]} frames | {k[0]}, {k[1]} | '
+                   f'{text[k]:.1f} {unit} | - |')
     # the text the option adds to vmlinux (size(1) of each variant's build)
-    for arch in sorted({a for a, _ in text}):
+    for arch in sorted({k[0] for k in text if len(k) == 2}):
         base = text.get((arch, 'plain'))
         for v in ('kmap_stack', 'kmap_stack_traces'):
             if base and (arch, v) in text:

@@ -91,7 +91,7 @@ run() {
 		-a "loglevel=1" "${qemu[@]}" >/dev/null ||
 		die "$arch/$v ($mode): boot failed, see $log"
 	grep -q 'kmapbench: done' "$log" || die "$arch/$v ($mode): kmapbench did not finish, see $log"
-	n=$(tr -d '\r' < "$log" | grep -E '^kmapbench: api=' |
+	n=$(tr -d '\r' < "$log" | grep -E '^kmapbench: (api|part)=' |
 		sed "s/^/arch=$arch variant=$v mode=$mode /" | tee -a "$results" | wc -l)
 	info "ran $arch/$v ($mode): $n figures in $(($(now) - t0))s"
 }
