@@ -20,13 +20,13 @@ MODES = {'icount': 'guest instructions per pair (QEMU -icount shift=0: 1 ns = 1 
 def load(path):
     """The figures, the vmlinux text sizes by (arch, variant), and the parts
     of a stack trace's cost by (arch, mode, part, frames)."""
-    rows, text = collections.OrderedDict(), {}
+    rows, text, parts = collections.OrderedDict(), {}, {}
     for line in open(path):
         kv = dict(re.findall(r'(\w+)=(\S+)', line))
         if 'text' in kv:
             text[(kv['arch'], kv['variant'])] = int(kv['text'])
         if 'part' in kv:
-            text[(kv['arch'], kv['mode'], kv['part'], int(kv['frames']))] = float(kv['ns'])
+            parts[(kv['arch'], kv['mode'], kv['part'], int(kv['frames']))] = float(kv['ns'])
         if 'api' not in kv:
             continue
         key = (kv['arch'], kv.get('mode', 'wall'), kv['api'], kv['page'],
@@ -36,7 +36,7 @@ def load(path):
         if kv.get('stack_traces') == 'off':
             variant += ':st=0'
         rows.setdefault(key, {})[(variant, kv['events'])] = float(kv['ns'])
-    return rows, text
+    return rows, text, parts
 
 
 def tables(rows):
@@ -98,7 +98,7 @@ def goal_row(out, rows, keys, variant_a, variant_b, goal, where, cells, **worst_
         out.append(f'| {goal} | {where} | {cells(*worst)} |')
 
 
-def goals(rows, text):
+def goals(rows, text, parts):
     """The fast-path goals, each computed on every figure it concerns:
     x86_64 at most +40 instructions per pair over the plain kernel in task
     context and +60 in a hard interrupt, i386 highmem at most 1.25x plain,
@@ -169,12 +169,12 @@ def goals(rows, text):
                     out.append(f'| reference: lockdep per spin_lock/unlock pair ({ctx}) | {where} | '
                                f'+{a - b:.1f} ({a:.1f} vs {b:.1f}, {a / b:.1f}x) | - |')
     # the parts of a stack trace's cost, timed alone in the same kernel
-    for k in sorted(k for k in text if len(k) == 4):
+    for k in sorted(parts):
         unit = 'instructions' if k[1] == 'icount' else 'ns (TCG)'
         out.append(f'| reference: a stack trace\'s {k[2]}, {k[3]} frames | {k[0]}, {k[1]} | '
-                   f'{text[k]:.1f} {unit} | - |')
+                   f'{parts[k]:.1f} {unit} | - |')
     # the text the option adds to vmlinux (size(1) of each variant's build)
-    for arch in sorted({k[0] for k in text if len(k) == 2}):
+    for arch in sorted({a for a, _ in text}):
         base = text.get((arch, 'plain'))
         for v in ('kmap_stack', 'kmap_stack_traces'):
             if base and (arch, v) in text:
@@ -186,10 +186,10 @@ def goals(rows, text):
 
 
 def main():
-    rows, text = load(sys.argv[1])
+    rows, text, parts = load(sys.argv[1])
     if not rows:
         sys.exit(f'bench-table.py: no figures in {sys.argv[1]}')
-    out = goals(rows, text) + tables(rows)
+    out = goals(rows, text, parts) + tables(rows)
     doc = open(sys.argv[2]).read()
     new = '<!-- bench:begin -->' + '\n'.join(out) + '\n<!-- bench:end -->'
     doc, n = re.subn(r'<!-- bench:begin -->.*<!-- bench:end -->', lambda m: new,
