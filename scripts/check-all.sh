@@ -46,6 +46,19 @@ run() {
 }
 
 make -s deps || echo "check-all: installing the dependencies failed; going on"
+# Disk: a check from nothing leaves about 9 GiB under build/ (two kernel
+# trees, their pristine repos, five kernel builds); at the first step that
+# finds the disk full, git or the linker fails with a message about one file.
+# Say it once, at the start, in the terms of what is short.
+need_gib=10
+[ ! -e "$KMS_BUILD/linux" ] || [ ! -e "$KMS_TOP_BUILD/6.12/linux" ] || need_gib=2
+mkdir -p "$KMS_TOP_BUILD"
+free_gib=$(( $(df -Pk "$KMS_TOP_BUILD" | awk 'NR == 2 { print $4 }') / 1048576 ))
+if [ "$free_gib" -lt "$need_gib" ]; then
+	echo "check-all: $free_gib GiB free on the disk of $KMS_TOP_BUILD; make check needs about $need_gib GiB (kernel trees and builds): free some, or set KMAPSTACK_BUILD to a larger disk"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
 # crash 8.0.6 (built from source, ~12 CPU-minutes cold) is only needed by the
 # postmortem step near the end: build it meanwhile at the lowest priority, on
 # the CPU time the other steps leave idle (a single-threaded QEMU TCG guest,

@@ -76,10 +76,13 @@ info "all $i patch(es) checkpatch --strict clean"
 kd=$(mktemp -d)
 trap 'rm -rf "$kd"' EXIT
 mapfile -t touched < <(sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' "${files[@]}" | sort -u)
+# the touched files as the base has them, from git (the pristine tree has
+# only part of the base checked out)
 for t in "${touched[@]}"; do
-	[ -f "$KMS_PRISTINE/$t" ] || continue
-	mkdir -p "$kd/after/$(dirname "$t")"
-	cp "$KMS_PRISTINE/$t" "$kd/after/$t"
+	git -C "$KMS_PRISTINE" cat-file -e "base:$t" 2>/dev/null || continue
+	mkdir -p "$kd/before/$(dirname "$t")" "$kd/after/$(dirname "$t")"
+	git -C "$KMS_PRISTINE" show "base:$t" > "$kd/before/$t"
+	cp "$kd/before/$t" "$kd/after/$t"
 done
 for f in "${files[@]}"; do
 	git -C "$kd/after" apply --unsafe-paths "$f" 2>"$kd/apply.err" ||
@@ -96,7 +99,7 @@ for t in "${touched[@]}"; do
 	[ -f "$kd/after/$t" ] || continue
 	kn=$((kn + 1))
 	: > "$kd/before.txt"
-	[ ! -f "$KMS_PRISTINE/$t" ] || kdoc_warnings "$KMS_PRISTINE/$t" | sort > "$kd/before.txt"
+	[ ! -f "$kd/before/$t" ] || kdoc_warnings "$kd/before/$t" | sort > "$kd/before.txt"
 	kdoc_warnings "$kd/after/$t" | sort > "$kd/after.txt"
 	new=$(comm -13 "$kd/before.txt" "$kd/after.txt")
 	if [ -n "$new" ]; then

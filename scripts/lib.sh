@@ -252,12 +252,35 @@ tarball_stamp() {
 	stat -L -c '%n %s %Y' "$KMS_TARBALL"
 }
 
-# ensure_pristine: build/pristine = git repo of the unmodified tarball, tag 'base'.
+# The part of the pristine tree left checked out: what checkpatch.pl,
+# kernel-doc (and spdxcheck.py: LICENSES), kunit.py, gen_init_cpio and the
+# static check's slice read,
+# the directories of the files the series touches (cone mode adds the
+# top-level files),
+# and a small directory of arch/ and drivers/ (checkpatch.pl wants them to
+# exist). The rest (~1.2 GiB) stays in git only: kernel-tree.sh clones the
+# whole commit.
+KMS_PRISTINE_CONE=(Documentation/dev-tools LICENSES arch/x86/include drivers/dca
+	fs/erofs fs/ext2 include init ipc kernel lib mm scripts
+	tools/testing/kunit usr)
+
+# pristine_sparse: check out only KMS_PRISTINE_CONE of build/pristine
+pristine_sparse() {
+	local want=$KMS_PRISTINE/.git/kmapstack-cone
+	[ "$(cat "$want" 2>/dev/null)" = "${KMS_PRISTINE_CONE[*]}" ] && return 0
+	git -C "$KMS_PRISTINE" sparse-checkout set --cone "${KMS_PRISTINE_CONE[@]}" ||
+		die "git sparse-checkout in $KMS_PRISTINE failed"
+	printf '%s\n' "${KMS_PRISTINE_CONE[*]}" > "$want"
+}
+
+# ensure_pristine: build/pristine = git repo of the unmodified tarball, tag
+# 'base', with only KMS_PRISTINE_CONE checked out.
 ensure_pristine() {
 	local stamp want
 	want=$(tarball_stamp)
 	stamp=$(cat "$KMS_PRISTINE/.git/kmapstack-tarball" 2>/dev/null || true)
 	if [ "$stamp" = "$want" ] && git -C "$KMS_PRISTINE" rev-parse -q --verify 'base^{commit}' >/dev/null; then
+		pristine_sparse
 		return 0
 	fi
 	info "creating pristine repo $KMS_PRISTINE from $KMS_TARBALL (once; ~1 min)"
@@ -290,6 +313,7 @@ ensure_pristine() {
 	rm -rf "$KMS_PRISTINE"
 	mv "$top" "$KMS_PRISTINE"
 	rm -rf "$tmp"
+	pristine_sparse
 }
 
 # is_kms_tree DIR: DIR was made by kernel-tree.sh.
