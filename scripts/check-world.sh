@@ -193,13 +193,13 @@ EOF
 	# WHAT in SITE": a SITE of a bug of the base kernel
 	# (scripts/world/known-bugs.txt) is that bug's
 	console_text "$run/console.log" 'world| ' | sed -E 's/^\[ *[0-9.]+\] //' > "$run/kernel-log.txt"
-	grep '^kmap_stack: ' "$run/kernel-log.txt" > "$run/report-titles.txt" || true
+	report_titles "$run/kernel-log.txt" > "$run/report-titles.txt"
 	nrep=$(wc -l < "$run/report-titles.txt")
-	read -r nknown known < <(known_bugs < <(sed -E 's/.* in ([^ ]+)$/\1/' "$run/report-titles.txt"))
+	read -r nknown known < <(known_bugs < <(sed -E 's/.* in ([^ ]+)( \[[^]]+\])?$/\1/' "$run/report-titles.txt"))
 	rec "$f" workload.reports "$nrep"
 	rec "$f" workload.reports_known "$nknown${known:+ ($known)}"
 	if [ "$nrep" -gt 0 ]; then
-		grep -A60 '^kmap_stack: ' "$run/kernel-log.txt" | head -n 120 > "$res/$f-workload-reports.txt"
+		grep -A60 '^WARNING: kmap_stack: ' "$run/kernel-log.txt" | head -n 120 > "$res/$f-workload-reports.txt"
 	fi
 	if [ "$nrep" = "$nknown" ]; then
 		ok "$f workload: no kmap_stack report other than of the base kernel's known bugs ($nrep report(s)${known:+: $known})"

@@ -213,6 +213,13 @@ console_text() {
 	tr -d '\r' < "$1" | sed -E "$split"
 }
 
+# report_titles [LOG...]: the title of each kmap_stack report in a kernel
+# log, one a line: "kmap_stack: KIND in SITE", the report's first line
+# without its "WARNING: " (console timestamps and CRs dropped)
+report_titles() {
+	tr -d '\r' < "${1:-/dev/stdin}" | sed -nE 's/^(\[ *[0-9.]+\] )?WARNING: (kmap_stack: .* in .*)$/\2/p'
+}
+
 # tap_totals LOG: KUnit's "# Totals:" lines of LOG (one per suite) added
 # up, printed as "pass:P fail:F skip:S total:T (N suites)"; returns 1 if
 # LOG has none.

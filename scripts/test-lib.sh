@@ -8,6 +8,7 @@
 #     line ends as QEMU's serial console writes them); none: status 1;
 #   - read_counts: the last "N passed, N failed" line of a log; none:
 #     status 1;
+#   - report_titles: the title of each kmap_stack report in a kernel log;
 #   - console_text: a console log's interleaved kernel and guest lines
 #     split.
 # Ends with "N passed, N failed".
@@ -52,4 +53,19 @@ same "console_text: interleaved kernel and guest lines split, CRs dropped" \
 same "console_text: without a prefix, only kernel lines split" \
 	"$(printf '[   18.258030] # fat_test: pass:3\nsuites| stats kunit missing\n[   18.258050] ok 1 fat_test\n[   18.3] ok 1 x\n[   19.000001] ok 2 memcpysuites| stats end maps: 5')" \
 	console_text "$scratch/mixed.log"
+# a report as the kernel prints it, beside the KUnit test's own line and
+# the kernel's own WARNING lines
+cat > "$scratch/reports.log" <<'EOT'
+[   12.000001] ==================================================================
+[   12.000002] WARNING: kmap_stack: mismatched unmap (not the top of the stack) in erofs_put_metabuf+0x2c/0x60
+[   12.000003] kworker/0:1/42 unmaps 00000000deadbeef in task context at: erofs_put_metabuf+0x2c/0x60
+[   12.100000] kmap_stack: test mode, no WARN at kmst_unmap_first+0x9/0x20
+[   12.200000] WARNING: CPU: 0 PID: 1 at mm/highmem.c:626 kunmap_local_indexed+0x1/0x2
+[   13.000000] WARNING: kmap_stack: mapping held on return to user space in kmapbug_map_third+0x11/0x30 [kmapbug]
+EOT
+sed -i 's/\\r$/\r/' "$scratch/reports.log"
+same "report_titles: each report's title, timestamps and CRs dropped" \
+	"$(printf 'kmap_stack: mismatched unmap (not the top of the stack) in erofs_put_metabuf+0x2c/0x60\nkmap_stack: mapping held on return to user space in kmapbug_map_third+0x11/0x30 [kmapbug]')" \
+	report_titles "$scratch/reports.log"
+same "report_titles: none in a log without a report" "" report_titles "$scratch/one.log"
 summary
