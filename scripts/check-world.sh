@@ -3,15 +3,20 @@
 #
 # kmapstack on the kernels people run: configs derived from Debian's own
 # (scripts/world/mkconfig.sh: amd64, the PREEMPT_RT amd64 config, Debian
-# 12's 686-pae brought to 6.12), DEBUG_KMAP_STACK with stack traces, built
+# 12's 686-pae brought to the base), DEBUG_KMAP_STACK with stack traces, built
 # by scripts/world/build.sh into build/world/out-FLAVOUR.  Per flavour:
 #   suites    scripts/test-suites.sh on it (busybox guest; i386 with 3 GiB,
 #             real highmem): KUnit iov_iter, memcpy, usercopy, ext4, fat;
-#             the crypto self-tests with CRYPTO_MANAGER_EXTRA_TESTS
+#             the crypto self-tests in full (CRYPTO_SELFTESTS_FULL; 6.12:
+#             CRYPTO_MANAGER_EXTRA_TESTS)
 #             (Debian's INIT_ON_ALLOC_DEFAULT_ON is on in every flavour)
-#   workload  the same suites and ext4, btrfs zstd/lzo, vfat, squashfs,
-#             erofs under stress-ng, swap on zram and zswap under memory
-#             pressure, loopback TCP sendfile/splice, all under
+#   workload  the same suites, then filesystems (ext4, ext2, btrfs
+#             zstd/lzo, vfat, nilfs2, ntfs3, f2fs, minix, gfs2; squashfs,
+#             erofs, iso9660, romfs, cramfs images), md raid1/5/6,
+#             dm-crypt, dm-integrity, dm-verity, zram with each compressor,
+#             swap on zram and zswap under memory pressure, loopback TCP
+#             sendfile/splice, IPsec ESP and kTLS
+#             (scripts/world/workload-guest.sh), all under
 #             'trace-cmd record -e kmap_stack' in a guest booted with a
 #             root over 9p (scripts/guest-run.sh): the host's root on the
 #             x86_64 flavours (2 GiB), on 686-pae an i386 Debian root made
@@ -32,7 +37,8 @@
 #   stress phases until the kernel has made N mappings since boot (debugfs
 #   'maps'), for KMAPSTACK_WORLD_UNTRACED_SECONDS at most (default 7200);
 #   their reports and failed phases count as the traced run's,
-#   KMAPSTACK_WORLD_NOKMS=0 (no nokms part; =only: the nokms part alone,
+#   KMAPSTACK_WORLD_PHASES=REGEX (only the workload phases it names,
+#   scripts/world/workload-guest.sh), KMAPSTACK_WORLD_NOKMS=0 (no nokms part; =only: the nokms part alone,
 #   the flavour's other figures kept), KMAPSTACK_WORLD_NO_BUILD=1 (use the built
 #   kernels), KMAPSTACK_WORLD_DOC (default docs/real-world.md; '' for none),
 #   KMAPSTACK_TREE (default build/world/linux).
@@ -61,7 +67,9 @@ rec() { echo "$2=$3" >> "$res/$1.txt"; }
 need=()
 if [[ " ${flavours[*]} " =~ " amd64 "|" rt " ]]; then
 	for t in trace-cmd:trace-cmd stress-ng:stress-ng mkfs.btrfs:btrfs-progs mksquashfs:squashfs-tools \
-		mkfs.erofs:erofs-utils mkfs.vfat:dosfstools mkfs.ext4:e2fsprogs; do
+		mkfs.erofs:erofs-utils mkfs.vfat:dosfstools mkfs.ext4:e2fsprogs mkfs.nilfs2:nilfs-tools \
+		mkfs.ntfs:ntfs-3g mkfs.f2fs:f2fs-tools mkfs.gfs2:gfs2-utils genromfs:genromfs xorriso:xorriso \
+		mdadm:mdadm cryptsetup:cryptsetup-bin; do
 		command -v "${t%%:*}" > /dev/null || need+=("${t#*:}")
 	done
 fi
@@ -131,7 +139,7 @@ workload() {
 	find "$mods" -name '*.ko' -exec cp {} "$run/mods/" \;
 	cp "$KMS_SCRIPTS/world/tcrypt-specs.txt" "$run/mods/"
 	# (in the run directory: the i386 root has no copy of the scripts)
-	cp "$KMS_SCRIPTS/world/workload-guest.sh" "$run/"
+	cp "$KMS_SCRIPTS/world/workload-guest.sh" "$KMS_SCRIPTS/world/ktls.py" "$run/"
 	# The recorder at nice -10 and spared by the OOM killer (-1000), the
 	# workload it starts back at nice 0 and oom_score_adj 0: the readers
 	# must keep up (a 16 MiB buffer at one priority lost 0.9 M of 13 M
@@ -141,14 +149,14 @@ cd $run
 echo -1000 > /proc/self/oom_score_adj
 nice -n -10 trace-cmd record -q -e kmap_stack -b $bufkb -o $run/trace.dat \\
 	nice -n 10 /bin/bash -c 'echo 0 > /proc/self/oom_score_adj; "\$@"; echo \$? > $run/workload.status' workload \\
-	/bin/bash $run/workload-guest.sh $run/mods $secs
+	/usr/bin/env WORLD_PHASES='${KMAPSTACK_WORLD_PHASES:-}' /bin/bash $run/workload-guest.sh $run/mods $secs
 [ -f $run/trace.dat ] || { echo "no trace.dat" >&2; exit 1; }
 # untraced rounds: up to $maps_goal mappings since boot, $usecs s at most
 n=0 end=\$((SECONDS + $usecs))
 while m=\$(awk '\$1 == "maps:" {print \$2}' /sys/kernel/debug/kmap_stack/stats) &&
 	[ "\${m:-0}" -lt $maps_goal ] && [ \$SECONDS -lt \$end ]; do
 	n=\$((n + 1))
-	WORLD_UNTRACED=\$n /bin/bash $run/workload-guest.sh $run/mods $secs
+	WORLD_UNTRACED=\$n WORLD_PHASES='${KMAPSTACK_WORLD_PHASES:-}' /bin/bash $run/workload-guest.sh $run/mods $secs
 done
 exit \$(cat $run/workload.status 2>/dev/null || echo 99)
 EOF
@@ -323,7 +331,8 @@ for f in "${flavours[@]}"; do
 done
 echo "check-world: ${total}s"
 if [ -n "$doc" ]; then
-	/usr/bin/python3 "$KMS_SCRIPTS/world/doc.py" "$doc" "$res" "$total" "$KMS_PASS" "$KMS_FAIL" "$rev" "${flavours[@]}" ||
+	/usr/bin/python3 "$KMS_SCRIPTS/world/doc.py" "$doc" "$res" "$total" "$KMS_PASS" "$KMS_FAIL" "$rev" \
+		"$(kernel_version "$KMAPSTACK_TREE")" "${flavours[@]}" ||
 		nok "writing $doc"
 fi
 summary

@@ -1,19 +1,20 @@
 #!/usr/bin/python3
-"""doc.py DOC RESULTS TOTAL_S PASS FAIL NPATCHES FLAVOUR...
+"""doc.py DOC RESULTS TOTAL_S PASS FAIL NPATCHES BASE FLAVOUR...
 
 Writes the figures of scripts/check-world.sh (RESULTS/FLAVOUR.txt,
-key=value lines) into DOC between the generated markers; the rest of DOC
-(the triage, written by people) is kept.  A DOC without markers gets them
-appended."""
+key=value lines) into DOC between the generated markers of BASE (the
+kernel version the series was applied to: 7.3.4, 6.12.118); the rest of
+DOC (the triage, written by people, and the other base's figures) is kept.
+A DOC without the markers gets them appended."""
 import datetime
 import os
 import sys
 
-BEGIN = "<!-- check-world: generated, do not edit (scripts/check-world.sh) -->"
-END = "<!-- check-world: end of generated part -->"
-
-doc, res, total, npass, nfail, npatch = sys.argv[1:7]
-ran = sys.argv[7:]
+doc, res, total, npass, nfail, npatch, base = sys.argv[1:8]
+ran = sys.argv[8:]
+series = ".".join(base.split(".")[:2])
+BEGIN = f"<!-- check-world {series}: generated, do not edit (scripts/check-world.sh) -->"
+END = f"<!-- check-world {series}: end of generated part -->"
 ARCH = {"amd64": "x86_64", "rt": "x86_64 PREEMPT_RT", "686-pae": "i386 PAE, 3 GiB (2.1 GiB highmem)"}
 
 
@@ -47,7 +48,7 @@ def mins(v):
 flavours = [f for f in ARCH if f in ran or os.path.exists(os.path.join(res, f + ".txt"))]
 flavours += [f for f in ran if f not in flavours]
 
-out = [BEGIN, ""]
+out = [BEGIN, "", f"### Linux {base}", ""]
 out.append(f"Last run: {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC, "
            f"`make check-world` ({' '.join(ran)}), series of {npatch} patch(es), "
            f"{mins(total)} in all on 2 shared vCPUs (QEMU TCG); "

@@ -2,12 +2,14 @@
 # world/mkconfig.sh FLAVOUR OUT     (FLAVOUR: amd64 | rt | 686-pae)
 #
 # Writes OUT/.config for 'make check-world', derived from Debian's own
-# kernel config, reproducibly:
-#   amd64    config.amd64_none_amd64 of the package linux-config-6.12
-#   rt       config.amd64_rt_amd64   of the package linux-config-6.12
+# kernel config for the base (BASE: 7.3, or 6.12 with KMAPSTACK_BASE=6.12),
+# reproducibly:
+#   amd64    config.amd64_none_amd64 of the package linux-config-BASE
+#   rt       the PREEMPT_RT amd64 config of linux-config-BASE
+#            (config.amd64_none_rt-amd64; 6.12: config.amd64_rt_amd64)
 #   686-pae  the .config of Debian 12's newest linux-headers-6.1.0-N-686-pae
-#            (i386; bookworm has no 6.12 686-pae build), brought to 6.12 by
-#            olddefconfig
+#            (i386; Debian builds no 686-pae kernel of 6.12 or 7.3), brought
+#            to BASE by olddefconfig
 # (packages fetched with apt-get download into build/world/debian/).
 # Derivation:
 #   1. Debian's config, with every module turned off (each 'CONFIG_X=m'
@@ -15,7 +17,8 @@
 #      modules, so this keeps its built-in choices and drops the drivers);
 #   2. merge_config.sh of scripts/configs/world/common.config (what QEMU and
 #      the workload need, built in; no debug info, no module signing;
-#      DEBUG_KMAP_STACK and its stack traces) and world/FLAVOUR.config;
+#      DEBUG_KMAP_STACK and its stack traces), the base's crypto self-test
+#      options (scripts/configs/suites-BASE.config) and world/FLAVOUR.config;
 #   3. make olddefconfig;
 #   4. verify: every fragment line is in .config, and Debian's core
 #      choices (preemption model, HZ, INIT_ON_ALLOC_DEFAULT_ON,
@@ -50,15 +53,20 @@ fetch_deb() {
 case "$flavour" in
 amd64|rt)
 	karch=x86_64
-	name=config.amd64_none_amd64; [ "$flavour" = rt ] && name=config.amd64_rt_amd64
-	src=/usr/src/linux-config-6.12/$name.xz
+	cfg=linux-config-$KMS_BASE_SERIES
+	case "$KMS_BASE_SERIES:$flavour" in
+	*:amd64) name=config.amd64_none_amd64 ;;
+	6.12:rt) name=config.amd64_rt_amd64 ;;
+	*:rt) name=config.amd64_none_rt-amd64 ;;
+	esac
+	src=/usr/src/$cfg/$name.xz
 	if [ ! -f "$src" ]; then
-		d=$(fetch_deb linux-config-6.12)
+		d=$(fetch_deb "$cfg")
 		rm -rf "$deb/linux-config" && dpkg-deb -x "$d" "$deb/linux-config"
-		src=$deb/linux-config/usr/src/linux-config-6.12/$name.xz
+		src=$deb/linux-config/usr/src/$cfg/$name.xz
 		origin="$(basename "$d") $name"
 	else
-		origin="linux-config-6.12 $(dpkg-query -W -f='${Version}' linux-config-6.12 2>/dev/null || true) $name"
+		origin="$cfg $(dpkg-query -W -f='${Version}' "$cfg" 2>/dev/null || true) $name"
 	fi
 	xz -dc "$src" > "$out/debian.config"
 	;;
@@ -74,7 +82,8 @@ amd64|rt)
 	;;
 *) die "unknown flavour '$flavour' (amd64, rt, 686-pae)" ;;
 esac
-frags=("$KMS_SCRIPTS/configs/world/common.config" "$KMS_SCRIPTS/configs/world/$flavour.config")
+frags=("$KMS_SCRIPTS/configs/world/common.config" "$KMS_SCRIPTS/configs/suites-$KMS_BASE_SERIES.config"
+	"$KMS_SCRIPTS/configs/world/$flavour.config")
 
 # 1. modules off
 sed -E 's/^(CONFIG_[A-Za-z0-9_]+)=m$/# \1 is not set/' "$out/debian.config" > "$out/.config"

@@ -27,10 +27,13 @@ mirror=${KMAPSTACK_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 suite=bookworm
 pkgs=(bash coreutils diffutils grep sed mawk procps kmod util-linux mount
 	e2fsprogs btrfs-progs dosfstools squashfs-tools erofs-utils
-	stress-ng trace-cmd linux-libc-dev)
+	nilfs-tools ntfs-3g f2fs-tools gfs2-utils genromfs xorriso mdadm
+	cryptsetup-bin iproute2 python3 stress-ng trace-cmd linux-libc-dev)
 # the tools the workload runs, each must be in the root (usr-merged: /usr/bin, /usr/sbin)
 tools=(bash env cat cp diff grep sed awk tail sync truncate dmesg insmod losetup mount umount
-	swapon swapoff mkswap mkfs.ext4 mkfs.btrfs mkfs.vfat mksquashfs mkfs.erofs stress-ng trace-cmd)
+	swapon swapoff mkswap mkfs.ext4 mkfs.btrfs mkfs.vfat mksquashfs mkfs.erofs stress-ng trace-cmd
+	mkfs.ext2 mkfs.nilfs2 mkfs.ntfs mkfs.f2fs mkfs.minix mkfs.gfs2 mkfs.cramfs genromfs xorriso
+	mdadm cryptsetup integritysetup veritysetup ip unshare python3)
 want=$(printf 'suite=%s\narch=i386\nvariant=minbase\npackages=%s\n' "$suite" "${pkgs[*]}")
 
 [ "$(id -u)" = 0 ] || die "debootstrap needs root (run as root, or make $root elsewhere and copy it)"

@@ -10,14 +10,23 @@
 # Nothing in it depends on the arch: the swap phases fill a tmpfs with
 # MemAvailable + 256 MiB, and each fails if no page was swapped out (zram:
 # pswpout, zswap: zswpout).
-# Phases: KUnit modules, crypto self-tests (tcrypt), ext4, btrfs
-# (compress=zstd, compress=lzo), squashfs and erofs images, vfat, swap on
-# zram and through zswap under memory pressure, loopback TCP with
-# sendfile/splice/tee.  Each phase prints
+# Phases: KUnit modules, crypto self-tests (tcrypt); read-write
+# filesystems on a loop device (ext4 with fs-verity, ext2, btrfs
+# compress=zstd and compress=lzo, vfat, nilfs2, ntfs3, f2fs, minix, gfs2):
+# a tree copied in and read back cold, then stress-ng's file stressors
+# (create, rename, delete, readdir, xattrs, truncate, fsync...) and renames
+# of files and directories across directories; read-only images read back
+# cold (squashfs, erofs, iso9660, romfs, cramfs); md raid1, raid5 and raid6
+# (a filesystem on the array, then a parity check); dm-crypt, dm-integrity
+# and dm-verity; zram as a disk with each compressor; swap on zram and
+# through zswap under memory pressure; loopback TCP with
+# sendfile/splice/tee, through IPsec ESP, and kTLS (world/ktls.py).  A
+# phase whose tool is missing fails, naming it.  Each phase prints
 #   world| phase NAME status=N seconds=S maps=M
 # (maps: the debugfs kmap_stack map count after it); its output is in
 # phase-NAME.log of the working directory.  Exit status: the
 # number of phases that failed.
+# WORLD_PHASES=REGEX runs only the phases whose names it matches whole.
 # With WORLD_UNTRACED=N (a round after the traced run, to count more
 # mappings) the module phases are left out (their modules are loaded) and
 # every line says "world| untraced N ...".
@@ -33,6 +42,7 @@ stat() { grep -E "^$1:" $st | awk '{print $2}'; }
 stats() { say "stats $1 $(grep -E '^(maps|unmaps|reports|violations\.[a-z_]+):' $st | tr '\n' ' ')"; }
 phase() {	# phase NAME COMMAND...: run a phase, report it
 	local name=$1 t0=$SECONDS rc=0; shift
+	[[ -z "${WORLD_PHASES:-}" || "$name" =~ ^($WORLD_PHASES)$ ]] || return 0
 	"$@" > "phase-$name.log" 2>&1 || rc=$?
 	[ "$rc" = 0 ] || { failed=$((failed + 1)); tail -n 20 "phase-$name.log" | sed "s/^/world| $name: /"; }
 	say "phase $name status=$rc seconds=$((SECONDS - t0)) maps=$(stat maps) reports=$(stat reports)"
@@ -100,25 +110,57 @@ cp -a /usr/include/linux/. $src/
 # into vfat fails with "File exists"
 find $src -type f | sort -f | awk '{ l = tolower($0) } l == p { print } { p = l }' | xargs -r rm -f
 
-# --- ext4 on a loop device (page cache, journal, directory pages) ---
-fsphase() {	# fsphase TYPE MKFS-ARGS MOUNT-OPTS
-	local type=$1 mk=$2 mo=$3 img=$w/$1.img dev
+need() {	# need TOOL...: each is on PATH, or say which is not
+	local t
+	for t in "$@"; do command -v "$t" > /dev/null || { echo "missing tool: $t"; return 1; }; done
+}
+
+# renames of files and directories across directories, deletes, for
+# SECONDS/2 (stress-ng's rename stressor stays in one directory)
+crossdir() {	# crossdir DIR
+	local d=$1/crossdir t0=$SECONDS n=0 i
+	mkdir -p $d/a $d/b || return 1
+	while [ $((SECONDS - t0)) -lt $((secs / 2)) ]; do
+		for i in $(seq 50); do echo "$n $i" > $d/a/f$i; done
+		mkdir -p $d/a/sub && cp $d/a/f1 $d/a/sub/ || return 1
+		for i in $(seq 50); do mv $d/a/f$i $d/b/g$i || return 1; done
+		mv $d/a/sub $d/b/sub && mv $d/b $d/a/b && mv $d/a/b $d/b || return 1
+		ls -R $d > /dev/null && rm -r $d/b/* || return 1
+		n=$((n + 1))
+	done
+	rm -r $d
+	echo "crossdir: $n round(s) of 50 files and a directory moved across directories"
+}
+
+# --- filesystems on a loop device (page cache, journal, directory pages) ---
+fsphase() {	# fsphase TYPE MKFS-COMMAND MOUNT-OPTS [STRESSORS...]
+	local type=$1 mk=$2 mo=$3 img=$w/$1.img dev rc=0
+	shift 3
+	need ${mk%% *} || return 1
 	truncate -s 400M "$img"
-	eval "mkfs.$type $mk $img" > /dev/null || return 1
+	eval "$mk $img" > /dev/null || return 1
 	dev=$(losetup -f --show "$img") || return 1
 	mount -t "$type" ${mo:+-o $mo} "$dev" $w/mnt || { losetup -d "$dev"; return 1; }
-	cp -a $src $w/mnt/tree && drop && diff -r $src $w/mnt/tree > /dev/null || { umount $w/mnt; losetup -d "$dev"; return 1; }
-	sng --temp-path $w/mnt --hdd 1 --hdd-bytes 32m --iomix 1 --iomix-bytes 32m \
+	# (cp -r: ntfs3 and minix keep no owner or mode of their own)
+	cp -r $src $w/mnt/tree && drop && diff -r $src $w/mnt/tree > /dev/null || rc=1
+	[ "$rc" = 0 ] && sng --temp-path $w/mnt --hdd 1 --hdd-bytes 32m --iomix 1 --iomix-bytes 32m \
 		--copy-file 1 --copy-file-bytes 128m --dir 1 --readahead 1 --readahead-bytes 16m \
-		--seek 1 --seek-size 16m --fallocate 1 --fallocate-bytes 16m
-	local rc=$?
+		--seek 1 --seek-size 16m --fallocate 1 --fallocate-bytes 16m \
+		--rename 1 --dentry 1 --getdent 1 --sync-file 1 --sync-file-bytes 16m "$@" || rc=1
+	[ "$rc" = 0 ] && crossdir $w/mnt || rc=1
 	umount $w/mnt; losetup -d "$dev"; rm -f "$img"
 	return $rc
 }
-phase ext4 fsphase ext4 "-q -F" ""
-phase btrfs-zstd fsphase btrfs "-q -f" "compress=zstd"
-phase btrfs-lzo fsphase btrfs "-q -f" "compress=lzo"
-phase vfat fsphase vfat "" ""
+phase ext4 fsphase ext4 "mkfs.ext4 -q -F -O verity" "" --xattr 1 --verity 1
+phase ext2 fsphase ext2 "mkfs.ext2 -q -F" "" --xattr 1
+phase btrfs-zstd fsphase btrfs "mkfs.btrfs -q -f" "compress=zstd" --xattr 1
+phase btrfs-lzo fsphase btrfs "mkfs.btrfs -q -f" "compress=lzo"
+phase vfat fsphase vfat "mkfs.vfat" ""
+phase nilfs2 fsphase nilfs2 "mkfs.nilfs2 -q -f" ""
+phase ntfs3 fsphase ntfs3 "mkfs.ntfs -q -F -f" "" --xattr 1
+phase f2fs fsphase f2fs "mkfs.f2fs -q -f" "" --xattr 1
+phase minix fsphase minix "mkfs.minix -3" ""
+phase gfs2 fsphase gfs2 "mkfs.gfs2 -q -O -p lock_nolock -j 1" "" --xattr 1
 
 # --- squashfs and erofs: compressed read-only images, read back cold ---
 rofs() {	# rofs TYPE
@@ -126,6 +168,9 @@ rofs() {	# rofs TYPE
 	case "$1" in
 	squashfs) mksquashfs $src "$img" -comp zstd -quiet -noappend > /dev/null || return 1 ;;
 	erofs) mkfs.erofs -zlz4hc "$img" $src > /dev/null || return 1 ;;
+	iso9660) need xorriso && xorriso -as mkisofs -quiet -R -J -o "$img" $src || return 1 ;;
+	romfs) need genromfs && genromfs -f "$img" -d $src || return 1 ;;
+	cramfs) need mkfs.cramfs && mkfs.cramfs $src "$img" > /dev/null || return 1 ;;
 	esac
 	dev=$(losetup -f --show -r "$img") || return 1
 	mount -t "$1" -o ro "$dev" $w/mnt || { losetup -d "$dev"; return 1; }
@@ -139,6 +184,95 @@ rofs() {	# rofs TYPE
 }
 phase squashfs rofs squashfs
 phase erofs rofs erofs
+phase iso9660 rofs iso9660
+phase romfs rofs romfs
+phase cramfs rofs cramfs
+
+# --- md: raid1, raid5 and raid6 over four loop devices (parity computed
+# and checked through the pages of the stripe cache) ---
+loops() {	# loops N SIZE: N loop devices on images, their names in $devs
+	local i
+	devs=
+	for i in $(seq "$1"); do
+		truncate -s "$2" $w/disk$i.img
+		devs="$devs $(losetup -f --show $w/disk$i.img)" || return 1
+	done
+}
+unloops() { local d; for d in $devs; do losetup -d $d; done; rm -f $w/disk*.img; }
+# a filesystem on DEV: the tree copied in and read back cold, then the
+# file stressors
+fson() {	# fson DEV
+	mkfs.ext4 -q -F "$1" && mount "$1" $w/mnt || return 1
+	local rc=0
+	{ cp -r $src $w/mnt/tree && drop && diff -r $src $w/mnt/tree > /dev/null &&
+		sng --temp-path $w/mnt --hdd 1 --hdd-bytes 16m --iomix 1 --iomix-bytes 16m; } || rc=1
+	umount $w/mnt
+	return $rc
+}
+raid() {	# raid LEVEL
+	local rc=0 mm
+	need mdadm || return 1
+	loops 4 96M || return 1
+	mdadm --create /dev/md0 --run --quiet --level="$1" --raid-devices=4 --assume-clean $devs || { unloops; return 1; }
+	fson /dev/md0 || rc=1
+	if [ "$1" != 1 ]; then
+		echo check > /sys/block/md0/md/sync_action
+		while [ "$(cat /sys/block/md0/md/sync_action)" != idle ]; do sleep 1; done
+		mm=$(cat /sys/block/md0/md/mismatch_cnt)
+		echo "raid$1: parity check done, mismatch_cnt $mm"
+		[ "$mm" = 0 ] || rc=1
+	fi
+	mdadm --stop /dev/md0 > /dev/null; unloops
+	return $rc
+}
+phase raid1 raid 1
+phase raid5 raid 5
+phase raid6 raid 6
+
+# --- device mapper: dm-crypt (plain, aes-xts), dm-integrity (crc32c),
+# dm-verity (an erofs image under a hash tree, read back cold) ---
+dmcrypt() {
+	local rc=0
+	need cryptsetup || return 1
+	loops 1 128M || return 1
+	head -c 64 /dev/urandom > $w/key
+	cryptsetup open --type plain --cipher aes-xts-plain64 --key-size 512 \
+		--key-file $w/key $devs kmscrypt || { unloops; return 1; }
+	fson /dev/mapper/kmscrypt || rc=1
+	cryptsetup close kmscrypt; unloops
+	return $rc
+}
+dmintegrity() {
+	local rc=0
+	need integritysetup || return 1
+	loops 1 128M || return 1
+	integritysetup format --batch-mode --integrity crc32c $devs > /dev/null &&
+		integritysetup open --integrity crc32c $devs kmsint || { unloops; return 1; }
+	fson /dev/mapper/kmsint || rc=1
+	integritysetup close kmsint; unloops
+	return $rc
+}
+dmverity() {
+	local rc=0 root t0=$SECONDS n=0
+	need veritysetup mkfs.erofs || return 1
+	mkfs.erofs -zlz4hc $w/data.img $src > /dev/null || return 1
+	truncate -s 16M $w/hash.img
+	root=$(veritysetup format $w/data.img $w/hash.img | awk '/^Root hash:/ {print $3}')
+	[ -n "$root" ] || return 1
+	veritysetup open $w/data.img kmsverity $w/hash.img "$root" || return 1
+	mount -t erofs -o ro /dev/mapper/kmsverity $w/mnt || { veritysetup close kmsverity; return 1; }
+	while [ $((SECONDS - t0)) -lt "$secs" ]; do
+		drop
+		diff -r $src $w/mnt > /dev/null || { echo "dm-verity: contents differ"; rc=1; break; }
+		n=$((n + 1))
+	done
+	echo "dm-verity: $n cold read(s), status $(veritysetup status kmsverity | awk '/status:/ {print $2}')"
+	umount $w/mnt; veritysetup close kmsverity; rm -f $w/data.img $w/hash.img
+	return $rc
+}
+phase dm-crypt dmcrypt
+phase dm-integrity dmintegrity
+phase dm-verity dmverity
 
 # --- swap: zram, then zswap in front of it, under memory pressure ---
 vmstat_count() { awk -v k="$1" '$1 == k {print $2}' /proc/vmstat; }
@@ -183,6 +317,24 @@ swap() {	# swap zram|zswap
 	fi
 	return $rc
 }
+# --- zram as a disk, with each compressor it offers: a filesystem on it,
+# the tree copied in and read back cold ---
+zramdisk() {
+	local z=/sys/block/zram0 a n=0 rc=0
+	[ -b /dev/zram0 ] || { echo "no /dev/zram0"; return 1; }
+	for a in $(tr -d '[]' < $z/comp_algorithm); do
+		echo 1 > $z/reset
+		echo "$a" > $z/comp_algorithm && echo 256M > $z/disksize || { rc=1; continue; }
+		fson /dev/zram0 || { echo "zram $a: failed"; rc=1; }
+		echo "zram $a: $(cat $z/mm_stat)"
+		n=$((n + 1))
+	done
+	echo 1 > $z/reset
+	echo "zram: $n compressor(s)"
+	[ "$n" -gt 0 ] && return $rc
+}
+phase zram-disk zramdisk
+
 umount $w 2>/dev/null	# give the memory back before the pressure phases
 phase zram swap zram
 phase zswap swap zswap
@@ -191,6 +343,28 @@ mount -t tmpfs -o size=1200m tmpfs $w; mkdir -p $w/mnt
 # --- loopback TCP and pipes: sendfile, splice, tee, vmsplice ---
 phase net sng --temp-path $w --sock 2 --sock-zerocopy --sendfile 1 --sendfile-size 1m \
 	--splice 1 --tee 1 --udp 1
+
+# --- IPsec: ESP in transport mode (AES-GCM) on the loopback of a network
+# namespace of its own (unshare -n: the root is read-only), TCP through it ---
+esp() {
+	need unshare ip || return 1
+	ESP_KEY=0x$(head -c 20 /dev/urandom | od -An -tx1 | tr -d ' \n') ESP_SECS=$secs unshare -n bash -s <<'EOS'
+set -u
+x="src 127.0.0.1 dst 127.0.0.1"
+ip link set lo up &&
+ip xfrm state add $x proto esp spi 0x4b4d5301 mode transport aead 'rfc4106(gcm(aes))' "$ESP_KEY" 128 &&
+ip xfrm policy add $x proto tcp dir out tmpl $x proto esp mode transport &&
+ip xfrm policy add $x proto tcp dir in tmpl $x proto esp mode transport || exit 1
+stress-ng --timeout "${ESP_SECS}s" --metrics-brief --sock 1 || exit 1
+bytes=$(ip -s xfrm state | awk '/lifetime current:/ { getline; sub(/\(.*/, "", $1); print $1; exit }')
+echo "esp: ${bytes:-no} byte(s) through the SA"
+[ "${bytes:-0}" -gt 0 ]
+EOS
+}
+phase esp esp
+# --- kTLS: TLS 1.2 records (AES-GCM) sent by sendfile and send, received
+# and decrypted by the kernel (world/ktls.py) ---
+phase ktls python3 "$(dirname "$0")/ktls.py" "$secs" $w
 umount $w	# (an untraced round after this one mounts it afresh)
 stats end
 say "failed phases: $failed"
