@@ -46,7 +46,7 @@ run() {
 }
 
 make -s deps || echo "check-all: installing the dependencies failed; going on"
-# Disk: a check from nothing leaves about 9 GiB under build/ (two kernel
+# Disk: a check from nothing leaves about 7 GiB under build/ (two kernel
 # trees, their pristine repos, five kernel builds); at the first step that
 # finds the disk full, git or the linker fails with a message about one file.
 # Say it once, at the start, in the terms of what is short.
