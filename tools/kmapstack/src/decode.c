@@ -112,11 +112,7 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, char *err,
 
 static int clamp_int(long long v)
 {
-	if (v > 1 << 30)
-		return 1 << 30;
-	if (v < -(1 << 30))
-		return -(1 << 30);
-	return (int)v;
+	return v > 1 << 30 ? 1 << 30 : v < -(1 << 30) ? -(1 << 30) : (int)v;
 }
 
 int decoder_site_slow(struct decoder *d, unsigned int r,

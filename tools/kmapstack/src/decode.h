@@ -139,15 +139,11 @@ static inline int decoder_kind(struct decoder *d, struct tep_record *rec)
 	if (rec->size < 8)
 		return -1;
 	/* the common fields of the formats, read as the others are */
-	if (l->c_type.size)
-		type = (int)dec_rd(l, &l->c_type, rec->data);
-	else
-		type = tep_data_type(d->tep, rec);
+	type = l->c_type.size ? (int)dec_rd(l, &l->c_type, rec->data) :
+				tep_data_type(d->tep, rec);
 	for (e = 0; e < 3 && type != l->ev[e].id; e++)
 		;
-	if (e == 3)
-		return -1;
-	return rec->size < l->ev[e].min_size ? -2 : e;
+	return e == 3 ? -1 : rec->size < l->ev[e].min_size ? -2 : e;
 }
 
 static inline int decoder_pid(struct decoder *d, struct tep_record *rec)
@@ -166,9 +162,8 @@ static inline int decoder_site(struct decoder *d, unsigned long long addr)
 	_Static_assert(DEC_RECENT == 1 << 10, "the hash gives 10 bits");
 	if (!addr)
 		return KMS_NO_SITE;
-	if (d->recent[r].addr == addr)
-		return d->recent[r].site;
-	return decoder_site_slow(d, r, addr);
+	return d->recent[r].addr == addr ? d->recent[r].site :
+					   decoder_site_slow(d, r, addr);
 }
 
 /* the site of a field (DF_*_CALLER); none for a field the event lacks */

@@ -75,9 +75,7 @@ int findings_add(struct findings *f, int kind)
 
 struct finding *findings_get(struct findings *f, int idx)
 {
-	if (idx < 0 || idx >= f->n)
-		return &f->scratch;
-	return &f->v[idx];
+	return idx < 0 || idx >= f->n ? &f->scratch : &f->v[idx];
 }
 
 void findings_add_frame(struct findings *f, int idx, const struct frame *fr)

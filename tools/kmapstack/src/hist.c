@@ -32,9 +32,7 @@ uint64_t hist_bucket_lo(int i)
 
 uint64_t hist_bucket_hi(int i)
 {
-	if (i >= HIST_BUCKETS - 1)
-		return UINT64_MAX;
-	return hist_bucket_lo(i + 1) - 1;
+	return i >= HIST_BUCKETS - 1 ? UINT64_MAX : hist_bucket_lo(i + 1) - 1;
 }
 
 void hist_add(struct hist *h, uint64_t v)
@@ -73,13 +71,9 @@ uint64_t hist_quantile(const struct hist *h, double q)
 	if (i >= HIST_BUCKETS)
 		return h->max;
 	v = hist_bucket_lo(i) + (hist_bucket_hi(i) - hist_bucket_lo(i)) / 2;
-	if (i == HIST_BUCKETS - 1)
-		v = h->max;
-	if (v < h->min)
-		v = h->min;
-	if (v > h->max)
-		v = h->max;
-	return v;
+	if (i == HIST_BUCKETS - 1 || v > h->max)
+		return h->max;
+	return v < h->min ? h->min : v;
 }
 
 void hist_free(struct hist *h)

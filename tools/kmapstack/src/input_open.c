@@ -169,9 +169,8 @@ int tracedat_check(int fd, unsigned long long size, char *why, size_t whylen)
 	b.fd = fd;
 	b.size = size;
 	b.at = b.len = 0;
-	if (get(&b, off, version, sizeof(version) - 1))
-		return 0;
-	if (strtol(version, NULL, 10) < 7)
+	if (get(&b, off, version, sizeof(version) - 1) ||
+	    strtol(version, NULL, 10) < 7)
 		return 0;
 	/* version, endianness 1, long size 1, page size 4, compression 2 */
 	if (skip_string(&b, &off) || get(&b, off, h, 1))

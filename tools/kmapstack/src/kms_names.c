@@ -39,9 +39,7 @@ static int valid(int kind)
 
 const char *kms_ctx_name(int ctx)
 {
-	if (ctx < 0 || ctx >= KMS_CTX_NR)
-		return "?";
-	return ctx_names[ctx];
+	return ctx < 0 || ctx >= KMS_CTX_NR ? "?" : ctx_names[ctx];
 }
 
 const char *kms_kind_name(int kind)

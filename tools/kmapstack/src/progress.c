@@ -26,10 +26,7 @@ void progress_update(struct progress *p, unsigned long long done)
 {
 	double t;
 
-	if (!p->on)
-		return;
-	t = now();
-	if (t - p->last < 0.25)
+	if (!p->on || (t = now()) - p->last < 0.25)
 		return;
 	p->last = t;
 	if (!p->total) /* a pipe: its size is not known */

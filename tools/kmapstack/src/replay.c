@@ -189,10 +189,7 @@ static int stack_real_entries(const struct kstack *s)
  */
 static void stack_resync(struct kstack *s, int want)
 {
-	if (want < 0)
-		want = 0;
-	if (want > MAX_RESYNC_DEPTH)
-		want = MAX_RESYNC_DEPTH;
+	want = want < 0 ? 0 : want > MAX_RESYNC_DEPTH ? MAX_RESYNC_DEPTH : want;
 	if (s->n > want)
 		s->n = want;
 	if (s->n < want) {

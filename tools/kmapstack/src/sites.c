@@ -34,9 +34,7 @@ int sites_intern(const char *name, size_t len)
 
 const char *sites_name(int site)
 {
-	if (site < 0 || site >= nr_names)
-		return "[unknown]";
-	return names[site];
+	return site < 0 || site >= nr_names ? "[unknown]" : names[site];
 }
 
 int sites_count(void)

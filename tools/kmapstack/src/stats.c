@@ -154,9 +154,7 @@ static int cmp_hold_desc(const void *a, const void *b)
 
 	if (x->ns != y->ns)
 		return x->ns < y->ns ? 1 : -1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return 0;
+	return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
 const struct hold_rec *stats_longest(struct stats *s, int *n)
@@ -175,9 +173,8 @@ static int by_maps(const void *a, const void *b)
 	int x = *(const int *)a, y = *(const int *)b;
 	long long mx = sort_st->sites[x].maps, my = sort_st->sites[y].maps;
 
-	if (mx != my)
-		return mx < my ? 1 : -1;
-	return strcmp(sites_name(x), sites_name(y));
+	return mx != my ? (mx < my ? 1 : -1) :
+			  strcmp(sites_name(x), sites_name(y));
 }
 
 int *stats_sorted_sites(struct stats *s, int *n)
