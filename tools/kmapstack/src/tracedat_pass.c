@@ -17,6 +17,9 @@
 
 /* exported by libtracecmd, not declared in its header */
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
+int tracecmd_page_size(struct tracecmd_input *handle);
+void *tracecmd_record_page(struct tracecmd_input *handle,
+			   struct tep_record *record);
 
 /* progress: the data of each CPU lie one after the other in the file */
 #define PROGRESS_CPUS 1024
@@ -101,9 +104,21 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 		     int cpu, void *data)
 {
 	struct pass *p = data;
+	const char *page = tracecmd_record_page(handle, rec);
 	int e;
 
-	(void)handle;
+	/*
+	 * kbuffer gives a record the length its header claims, checked
+	 * against nothing; libtracecmd holds a page in page size bytes (read
+	 * into a buffer of that size when it cannot map the file): what ends
+	 * past them is malformed, the bytes beyond are not the record's.
+	 */
+	if (!page || rec->size < 0 ||
+	    (const char *)rec->data - page + rec->size >
+		    tracecmd_page_size(handle)) {
+		p->bad++;
+		return 0;
+	}
 	if (rec->missed_events) {
 		struct wire_lost l = { .ts = rec->ts, .cpu = cpu };
 
