@@ -7,6 +7,7 @@
  * layout of the formats, sent first, where the messages are read.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <trace-cmd.h>
@@ -14,6 +15,7 @@
 #include "decode.h"
 #include "sites.h"
 #include "tracedat.h"
+#include "xalloc.h"
 
 /* exported by libtracecmd, not declared in its header */
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
@@ -21,16 +23,17 @@ int tracecmd_page_size(struct tracecmd_input *handle);
 void *tracecmd_record_page(struct tracecmd_input *handle,
 			   struct tep_record *record);
 
-/* progress: the data of each CPU lie one after the other in the file */
-#define PROGRESS_CPUS 1024
-
 struct pass {
 	struct decoder dec;
 	struct dat_writer *w;
 	long long records, bad;
 	unsigned long long n;
 	unsigned int misses; /* the decoder's as the sites were last sent */
-	unsigned long long first[PROGRESS_CPUS], cur[PROGRESS_CPUS];
+	/* per CPU, the first and the last record's offset in the file */
+	unsigned long long (*at)[2];
+	int cpus;
+	const char *name;
+	char err[1024]; /* the pass's error, if it has one */
 };
 
 /* one message: the alen bytes at a, then the blen bytes at b */
@@ -66,8 +69,9 @@ static void progress(struct pass *p)
 {
 	uint64_t done = 0;
 
-	for (int i = 0; i < PROGRESS_CPUS; i++)
-		done += p->cur[i] - p->first[i];
+	/* the data of each CPU lie one after the other in the file */
+	for (int i = 0; i < p->cpus; i++)
+		done += p->at[i][1] - p->at[i][0];
 	dat_write(p->w, W_PROGRESS, &done, sizeof(done), NULL, 0);
 }
 
@@ -108,6 +112,22 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 	int e;
 
 	/*
+	 * A CPU's records come in the order of their offsets in the file; on
+	 * a length that leads back in a corrupt page libtraceevent's kbuffer
+	 * returns the same records for ever: the pass ends at the first.
+	 */
+	if (cpu >= p->cpus)
+		p->at = xgrow_zero(p->at, &p->cpus, cpu + 1, sizeof(*p->at));
+	if (p->at[cpu][0] && rec->offset <= p->at[cpu][1]) {
+		snprintf(
+			p->err, sizeof(p->err),
+			"%s: cannot read this trace.dat (truncated or corrupt: CPU %d's record at byte %llu comes again after the one at byte %llu: a length in its data page leads back)",
+			p->name, cpu, rec->offset, p->at[cpu][1]);
+		return -1; /* ends tracecmd_iterate_events() */
+	}
+	p->at[cpu][0] = p->at[cpu][0] ? p->at[cpu][0] : rec->offset;
+	p->at[cpu][1] = rec->offset;
+	/*
 	 * kbuffer gives a record the length its header claims, checked
 	 * against nothing; libtracecmd holds a page in page size bytes (read
 	 * into a buffer of that size when it cannot map the file): what ends
@@ -131,11 +151,6 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 		record(p, rec, e);
 	} else if (e == -2) {
 		p->bad++;
-	}
-	if (cpu >= 0 && cpu < PROGRESS_CPUS) {
-		if (!p->first[cpu] || rec->offset < p->first[cpu])
-			p->first[cpu] = rec->offset;
-		p->cur[cpu] = rec->offset;
 	}
 	if (!(++p->n & 0xffff))
 		progress(p);
@@ -167,11 +182,12 @@ void tracedat_pass(const char *path, const char *name, struct dat_writer *w,
 {
 	static struct pass p;
 	struct tracecmd_input *handle;
-	char why[256], err[1024] = "";
+	char why[256];
 	const char *clock;
 
 	memset(&p, 0, sizeof(p));
 	p.w = w;
+	p.name = name;
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	tep_set_loglevel(TEP_LOG_NONE);
 	handle =
@@ -179,12 +195,12 @@ void tracedat_pass(const char *path, const char *name, struct dat_writer *w,
 					    TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!handle) {
 		snprintf(
-			err, sizeof(err),
+			p.err, sizeof(p.err),
 			"%s: cannot read this trace.dat (truncated or corrupt: libtracecmd cannot open it)",
 			name);
 	} else if (decoder_init(&p.dec, tracecmd_get_tep(handle), why,
 				sizeof(why))) {
-		snprintf(err, sizeof(err), "%s: %s", name, why);
+		snprintf(p.err, sizeof(p.err), "%s: %s", name, why);
 	} else {
 		clock = tracecmd_get_trace_clock(handle);
 		dat_write(w, W_CLOCK, NULL, 0, clock ? clock : "",
@@ -192,11 +208,12 @@ void tracedat_pass(const char *path, const char *name, struct dat_writer *w,
 		dat_write(w, W_LAYOUT, &p.dec.l, sizeof(p.dec.l), NULL, 0);
 		tracecmd_iterate_events(handle, NULL, 0, on_record, &p);
 		progress(&p);
-		if (!p.records && !p.bad)
-			no_records(handle, name, err, sizeof(err));
+		free(p.at);
+		if (!*p.err && !p.records && !p.bad)
+			no_records(handle, name, p.err, sizeof(p.err));
 	}
 	dat_write(w, W_END, (int64_t[2]){ p.records, p.bad },
-		  sizeof(int64_t[2]), err, strlen(err));
+		  sizeof(int64_t[2]), p.err, strlen(p.err));
 	w->flush(w);
 	if (last || !handle)
 		return;
