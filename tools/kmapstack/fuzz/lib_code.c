@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kmapstack's trace.dat fuzzer: which code is the trace libraries' (see
- * lib_escape.h). The executable code of libtracecmd and libtraceevent,
+ * dry_run.h). The executable code of libtracecmd and libtraceevent,
  * and of libc, is found once; a fault is theirs when it is taken in their
  * code, or in a string or memory function (libc's, or ASan's interceptor
  * of it, both lock-free) that their code called: seen, strcmp() on a
@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "lib_escape.h"
+#include "dry_run.h"
 
 #define MAX_RANGES 16
 #define MAX_FRAMES 32
