@@ -151,13 +151,10 @@ static const char *comm_of(void *tep, int pid)
 static int flags_ctx(unsigned long long fl)
 {
 	/* TRACE_FLAG_* of include/linux/trace_events.h */
-	if (fl & 0x40)
-		return KMS_CTX_NMI;
-	if (fl & 0x08)
-		return KMS_CTX_HARDIRQ;
-	if (fl & 0x10)
-		return KMS_CTX_SOFTIRQ;
-	return KMS_CTX_TASK;
+	return fl & 0x40 ? KMS_CTX_NMI :
+	       fl & 0x08 ? KMS_CTX_HARDIRQ :
+	       fl & 0x10 ? KMS_CTX_SOFTIRQ :
+			   KMS_CTX_TASK;
 }
 
 int dec_fields(const struct dec_layout *l, int e, const void *data,

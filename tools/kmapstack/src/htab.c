@@ -86,9 +86,7 @@ uint64_t htab_hash_bytes(const void *p, size_t len)
 	const unsigned char *s = p;
 	uint64_t x = 1469598103934665603ULL;
 
-	for (size_t i = 0; i < len; i++) {
-		x ^= s[i];
-		x *= 1099511628211ULL;
-	}
+	for (size_t i = 0; i < len; i++)
+		x = (x ^ s[i]) * 1099511628211ULL;
 	return x;
 }

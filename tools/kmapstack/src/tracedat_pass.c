@@ -162,19 +162,16 @@ static void no_records(struct tracecmd_input *handle, const char *name,
 		       char *err, size_t errlen)
 {
 	int n = tracecmd_buffer_instances(handle);
-	size_t len;
 
 	snprintf(
 		err, errlen,
 		"%s: no kmap_stack events in this trace.dat (the formats are there, no record): record them with trace-cmd record -e kmap_stack on a kernel with CONFIG_DEBUG_KMAP_STACK",
 		name);
 	/* only the top-level buffer is read */
-	for (int i = 0; i < n; i++) {
-		len = strlen(err);
-		snprintf(err + len, errlen - len, "%s%s",
+	for (int i = 0; i < n; i++)
+		snprintf(err + strlen(err), errlen - strlen(err), "%s%s",
 			 i ? ", " : "; not read: the buffer instance ",
 			 tracecmd_buffer_instance_name(handle, i));
-	}
 }
 
 void tracedat_pass(const char *path, const char *name, struct dat_writer *w,
