@@ -20,8 +20,12 @@
 /* exported by libtracecmd, not declared in its header */
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 int tracecmd_page_size(struct tracecmd_input *handle);
+int tracecmd_cpus(struct tracecmd_input *handle);
 void *tracecmd_record_page(struct tracecmd_input *handle,
 			   struct tep_record *record);
+
+/* NR_CPUS at most (Kconfig); libtracecmd walks every CPU for each record */
+#define PASS_MAX_CPUS 8192
 
 struct pass {
 	struct decoder dec;
@@ -198,6 +202,11 @@ void tracedat_pass(const char *path, const char *name, struct dat_writer *w,
 	} else if (decoder_init(&p.dec, tracecmd_get_tep(handle), why,
 				sizeof(why))) {
 		snprintf(p.err, sizeof(p.err), "%s: %s", name, why);
+	} else if (tracecmd_cpus(handle) > PASS_MAX_CPUS) {
+		snprintf(
+			p.err, sizeof(p.err),
+			"%s: cannot read this trace.dat (truncated or corrupt: %d CPUs, a kernel has at most %d)",
+			name, tracecmd_cpus(handle), PASS_MAX_CPUS);
 	} else {
 		clock = tracecmd_get_trace_clock(handle);
 		dat_write(w, W_CLOCK, NULL, 0, clock ? clock : "",

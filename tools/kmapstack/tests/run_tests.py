@@ -580,10 +580,10 @@ def corrupt_headers(data):
     if count is not None:
         bad = bytearray(data)
         struct.pack_into(order + "I", bad, count, 0x7fffffff)
-        # libtracecmd loops over them per record: the child's CPU limit
+        # libtracecmd would loop over them for each record: refused
         out.append(("cpus", "2147483647 CPUs", bytes(bad),
-                    r"truncated or corrupt: libtracecmd did not end its "
-                    r"pass within 10 s of CPU time"))
+                    r"truncated or corrupt: 2147483647 CPUs, a kernel has "
+                    r"at most 8192\)$"))
     out.append(("header", "its header cut", data[:end - 4],
                 r"truncated or corrupt: it ends within its header"))
     return out
