@@ -918,6 +918,14 @@ def run_bad_inputs(rn, only):
                   r"truncated or corrupt: CPU 0's record at byte 8204 comes "
                   r"again after the one at byte 8204: a length in its data "
                   r"page leads back\)$"))
+    # a padding event whose length leads back to its own header:
+    # libtraceevent's kbuffer loops on it within one call, no record comes
+    pad = os.path.join(HERE, "data",
+                       "libtraceevent-kbuffer-padding-endless.dat")
+    cases.append(("trace.dat on which libtraceevent loops without a record",
+                  ["check", pad],
+                  r"truncated or corrupt: libtracecmd did not end its pass "
+                  r"within 10 s of CPU time"))
     if os.path.exists(good):
         for name, what, bad, rx in corrupt_headers(data):
             p = os.path.join(d, "headers-%s.dat" % name)
