@@ -75,7 +75,7 @@ endif
 	kernel-arm64 kunit-x86_64 kunit-i386 kunit-arm64 checkpatch bisect-build \
 	tools install uninstall check check-tools check-package check-event-formats-x86_64 \
 	check-event-formats-i386 update-event-formats check-module-x86_64 \
-	check-module-i386 check-module-arm64 check-guest check-erofs check-live \
+	check-module-i386 check-module-arm64 check-guest check-erofs check-romfs check-live \
 	check-analyzer-x86_64 check-analyzer-i386 \
 	check-postmortem check-postmortem-i386 check-drgn check-suites check-tree check-deps check-lib check-static static-check check-mutants check-world demo bench bench-kernel bench-tools build-cross \
 	check-cross check-all crash clean
@@ -131,6 +131,9 @@ check-guest: kernel-x86_64 tools
 
 check-erofs: kernel-x86_64
 	bash scripts/test-guest.sh --only erofs
+
+check-romfs: kernel-x86_64
+	bash scripts/test-guest.sh --only romfs
 
 check-live: kernel-x86_64 tools
 	bash scripts/test-live.sh

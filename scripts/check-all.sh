@@ -139,7 +139,7 @@ run module-i386 make -s check-module-i386
 run suites make -s check-suites
 run analyzer-x86_64 make -s check-analyzer-x86_64
 run analyzer-i386 make -s check-analyzer-i386
-run guest make -s check-guest GUEST_TESTS="--only stress --only bpftrace --only erofs"
+run guest make -s check-guest GUEST_TESTS="--only stress --only bpftrace --only erofs --only romfs"
 run live make -s check-live
 # arm64 (cross-built, TCG): the KUnit suite, booted without stack traces
 # (the fast paths), and the test module

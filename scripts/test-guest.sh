@@ -5,12 +5,14 @@
 #   scripts/test-bpftrace.sh     scripts/bpftrace/*.bt
 #   scripts/test-erofs.sh        erofs lookups on a real image: kmap_stack
 #                                reports 6.12's out-of-order kunmap_local()
+#   scripts/test-romfs.sh        romfs reads of a real image: kmap_stack
+#                                reports the unmap of the page after the mapped one
 #   scripts/test-postmortem.sh   crash extension and drgn script on a vmcore
 # Prints each one's output, then the time and result of each and the totals
 # as "N passed, N failed"; exit 1 if any test failed.
 #
 #   --build     first build the kernel (build-kernel.sh x86_64 into $KMAPSTACK_OUT)
-#   --only T    run only test T (stress, bpftrace, erofs, postmortem; repeatable)
+#   --only T    run only test T (stress, bpftrace, erofs, romfs, postmortem; repeatable)
 # Environment: KMAPSTACK_OUT (default build/out-x86_64).  Logs: build/test-guest-T.log.
 # The guest tools are 64-bit Debian binaries: x86_64 only.  The i386/HIGHMEM
 # paths are covered by the KUnit suite (scripts/run-kunit.sh i386).
@@ -28,10 +30,10 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-tests=(stress bpftrace erofs postmortem)
+tests=(stress bpftrace erofs romfs postmortem)
 [ ${#only[@]} = 0 ] || tests=("${only[@]}")
 for t in "${tests[@]}"; do
-	[ -x "$KMS_SCRIPTS/test-$t.sh" ] || die "no test '$t' (stress, bpftrace, erofs, postmortem)"
+	[ -x "$KMS_SCRIPTS/test-$t.sh" ] || die "no test '$t' (stress, bpftrace, erofs, romfs, postmortem)"
 done
 
 t0=$(now)

@@ -1,0 +1,28 @@
+#!/bin/bash
+# Guest side of scripts/test-romfs.sh (run by guest-run.sh in the chroot of
+# the host root): load romfs.ko from a modules_install of the guest kernel
+# (built in: there), mount the romfs image fresh, and read every file of
+# it back, comparing each with its copy in SRC.  The kernel log gets the
+# markers "kmapstack-romfs: reads begin/end" around the reads; the host
+# reads dmesg.txt.
+#   romfs-read.sh IMAGE SRC STAGE KVER
+set -uo pipefail
+img=$1 src=$2 stage=$3 kver=$4
+mnt=/mnt/kmapstack-romfs
+
+if ! grep -qw romfs /proc/filesystems; then
+	modprobe -d "$stage" -S "$kver" romfs || { echo "romfs-read: modprobe romfs failed"; exit 1; }
+fi
+grep -qw romfs /proc/filesystems || { echo "romfs-read: no romfs in /proc/filesystems"; exit 1; }
+mkdir -p "$mnt"
+mount -t romfs -o ro,loop "$img" "$mnt" || { echo "romfs-read: mount failed"; exit 1; }
+echo "romfs-read: mounted $(findmnt -n -o SOURCE,FSTYPE "$mnt")"
+
+echo "kmapstack-romfs: reads begin" > /dev/kmsg
+same=0 differ=0
+for f in "$src"/*; do
+	if cmp -s "$f" "$mnt/${f##*/}"; then same=$((same + 1)); else differ=$((differ + 1)); fi
+done
+echo "kmapstack-romfs: reads end" > /dev/kmsg
+echo "romfs-read: $same file(s) read back the same, $differ differ"
+umount "$mnt"

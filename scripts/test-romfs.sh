@@ -1,0 +1,96 @@
+#!/bin/bash
+# test-romfs.sh: kmap_stack finds romfs_read_folio()'s kunmap_local() of
+# the page after the one it mapped, in Linux 6.12 and 7.3
+# (docs/real-world.md, "Triage", BUG-2): on the x86_64 guest kernel, a
+# romfs image (genromfs on the host) of files of one to three pages is
+# mounted fresh and every file read back (scripts/guest/romfs-read.sh).
+# For each full page, folio_zero_tail() hands romfs an address one past
+# the page it mapped, which the kernel log must report:
+#   - "kmap_stack: unmap of an address that is not mapped in
+#     romfs_read_folio" between the read markers;
+#   - naming romfs_read_folio as the mapper of the top of the stack;
+# and on a kernel whose tree has the fix (kernel-fixes/, detected with
+# git apply -R --check on the kernel's source tree, or
+# KMAPSTACK_ROMFS_EXPECT=clean) the same reads give no kmap_stack report.
+# Both ways: every file reads back the same, no oops.
+# Ends with "N passed, N failed"; exit 1 on any failure.
+# Environment: KMAPSTACK_OUT (guest kernel build), KMAPSTACK_ROMFS_EXPECT
+#   (report | clean; default: from the kernel's source tree).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+. "$KMS_SCRIPTS/guest/lib-guest.sh"
+case "$KMS_BASE_SERIES" in
+6.12) fix=$KMS_REPO/kernel-fixes/6.12/0005-highmem-make-folio_zero_tail-return-an-address-in-th.patch ;;
+*) fix=$KMS_REPO/kernel-fixes/7.3/0002-highmem-make-folio_zero_tail-return-an-address-in-th.patch ;;
+esac
+base=$KMS_BUILD/test-romfs
+rm -rf "$base"; mkdir -p "$base"
+t0=$(now)
+cfg=$KMS_GUEST_OUT/.config missing=
+[ -f "$KMS_GUEST_OUT/arch/x86/boot/bzImage" ] && [ -f "$cfg" ] ||
+	die "no x86_64 kernel in $KMS_GUEST_OUT: build it with
+  KMAPSTACK_OUT=$KMS_GUEST_OUT scripts/build-kernel.sh x86_64   (make kernel-x86_64)"
+for o in 9P_FS VIRTIO_PCI DEVTMPFS BLK_DEV_LOOP DEBUG_KMAP_STACK ROMFS_BACKED_BY_BLOCK; do
+	grep -qx "CONFIG_$o=y" "$cfg" || missing="$missing CONFIG_$o"
+done
+grep -qx 'CONFIG_ROMFS_FS=[ym]' "$cfg" || missing="$missing CONFIG_ROMFS_FS"
+[ -z "$missing" ] || die "$cfg lacks$missing: rebuild with
+  KMAPSTACK_OUT=$KMS_GUEST_OUT scripts/build-kernel.sh x86_64   (make kernel-x86_64)"
+command -v genromfs >/dev/null || die "genromfs not found (scripts/install-deps.sh)"
+
+expect=${KMAPSTACK_ROMFS_EXPECT:-}
+src=$(readlink -f "$KMS_GUEST_OUT/source" 2>/dev/null || true)
+if [ -z "$expect" ]; then
+	expect=report
+	if [ -n "$src" ] && (cd "$src" && git apply -R --check "$fix") 2>/dev/null; then
+		expect=clean
+	fi
+fi
+case "$expect" in report|clean) ;; *) die "KMAPSTACK_ROMFS_EXPECT must be report or clean" ;; esac
+info "kernel tree ${src:-?}: expecting $expect"
+
+# The image: files of 1 to 3 pages and a partial last page, of known bytes
+mkdir -p "$base/src"
+for n in 1 2 3; do
+	head -c $((n * 4096)) /dev/urandom > "$base/src/pages-$n"
+	head -c $((n * 4096 + 100)) /dev/urandom > "$base/src/pages-$n-and-a-bit"
+done
+genromfs -f "$base/romfs.img" -d "$base/src" -V kmapstack || die "genromfs failed"
+
+kver=$(cat "$KMS_GUEST_OUT/include/config/kernel.release")
+mkdir -p "$base/stage"
+if grep -qx 'CONFIG_ROMFS_FS=m' "$cfg"; then
+	stage_modules "$KMS_GUEST_OUT" x86_64 "$base"
+fi
+
+rc=0
+"$KMS_SCRIPTS/guest-run.sh" -o "$base" -k "$KMS_GUEST_OUT/arch/x86/boot/bzImage" -t 600 \
+	"$KMS_GUEST_DIR/romfs-read.sh" "$base/romfs.img" "$base/src" "$base/stage" "$kver" || rc=$?
+out=$base/output.log log=$base/dmesg.txt
+check "guest: the reads ran (exit 0)" [ "$rc" = 0 ]
+check "guest: romfs image mounted" grep -q '^romfs-read: mounted .* romfs' "$out"
+check "guest: every file read back the same (6)" grep -qx 'romfs-read: 6 file(s) read back the same, 0 differ' "$out"
+if grep -aqE 'BUG:|Oops|general protection|Kernel panic' "$base/console.log" 2>/dev/null; then
+	nok "guest: no oops" "see $base/console.log"
+else
+	ok "guest: no oops"
+fi
+
+sed -n '/kmapstack-romfs: reads begin/,/kmapstack-romfs: reads end/p' "$log" 2>/dev/null > "$base/reads.log"
+check "kernel log: both read markers" \
+	bash -c "grep -q 'reads begin' '$base/reads.log' && grep -q 'reads end' '$base/reads.log'"
+reports=$(report_titles "$base/reads.log" | wc -l)
+if [ "$expect" = report ]; then
+	check "report: kmap_stack: unmap of an address that is not mapped in romfs_read_folio" \
+		grep -qE 'WARNING: kmap_stack: unmap of an address that is not mapped in romfs_read_folio\+' "$base/reads.log"
+	check "report: the top of the stack was mapped at romfs_read_folio" \
+		grep -qE 'the top of the stack was mapped at: romfs_read_folio\+' "$base/reads.log"
+	grep -A2 -m1 'kmap_stack: unmap of an address' "$base/reads.log"
+else
+	check "clean: no kmap_stack report during the reads ($reports)" [ "$reports" = 0 ]
+	check "clean: no kmap_stack report in the whole kernel log" \
+		bash -c "! grep -q 'WARNING: kmap_stack: ' '$log'"
+fi
+
+echo "test-romfs: $(( $(now) - t0 ))s under TCG ($expect expected, $reports report(s) during the reads)"
+summary
