@@ -26,28 +26,9 @@ esac
 base=$KMS_BUILD/test-romfs
 rm -rf "$base"; mkdir -p "$base"
 t0=$(now)
-cfg=$KMS_GUEST_OUT/.config missing=
-[ -f "$KMS_GUEST_OUT/arch/x86/boot/bzImage" ] && [ -f "$cfg" ] ||
-	die "no x86_64 kernel in $KMS_GUEST_OUT: build it with
-  KMAPSTACK_OUT=$KMS_GUEST_OUT scripts/build-kernel.sh x86_64   (make kernel-x86_64)"
-for o in 9P_FS VIRTIO_PCI DEVTMPFS BLK_DEV_LOOP DEBUG_KMAP_STACK ROMFS_BACKED_BY_BLOCK; do
-	grep -qx "CONFIG_$o=y" "$cfg" || missing="$missing CONFIG_$o"
-done
-grep -qx 'CONFIG_ROMFS_FS=[ym]' "$cfg" || missing="$missing CONFIG_ROMFS_FS"
-[ -z "$missing" ] || die "$cfg lacks$missing: rebuild with
-  KMAPSTACK_OUT=$KMS_GUEST_OUT scripts/build-kernel.sh x86_64   (make kernel-x86_64)"
+image_test_kernel ROMFS_FS ROMFS_BACKED_BY_BLOCK
 command -v genromfs >/dev/null || die "genromfs not found (scripts/install-deps.sh)"
-
-expect=${KMAPSTACK_ROMFS_EXPECT:-}
-src=$(readlink -f "$KMS_GUEST_OUT/source" 2>/dev/null || true)
-if [ -z "$expect" ]; then
-	expect=report
-	if [ -n "$src" ] && (cd "$src" && git apply -R --check "$fix") 2>/dev/null; then
-		expect=clean
-	fi
-fi
-case "$expect" in report|clean) ;; *) die "KMAPSTACK_ROMFS_EXPECT must be report or clean" ;; esac
-info "kernel tree ${src:-?}: expecting $expect"
+expect=$(fix_expect "$fix" "${KMAPSTACK_ROMFS_EXPECT:-}") || exit 1
 
 # The image: files of 1 to 3 pages and a partial last page, of known bytes
 mkdir -p "$base/src"
@@ -57,28 +38,12 @@ for n in 1 2 3; do
 done
 genromfs -f "$base/romfs.img" -d "$base/src" -V kmapstack || die "genromfs failed"
 
-kver=$(cat "$KMS_GUEST_OUT/include/config/kernel.release")
-mkdir -p "$base/stage"
-if grep -qx 'CONFIG_ROMFS_FS=m' "$cfg"; then
-	stage_modules "$KMS_GUEST_OUT" x86_64 "$base"
-fi
-
-rc=0
-"$KMS_SCRIPTS/guest-run.sh" -o "$base" -k "$KMS_GUEST_OUT/arch/x86/boot/bzImage" -t 600 \
-	"$KMS_GUEST_DIR/romfs-read.sh" "$base/romfs.img" "$base/src" "$base/stage" "$kver" || rc=$?
+image_test_run "$base" ROMFS_FS "kmapstack-romfs: reads" "$KMS_GUEST_DIR/romfs-read.sh" \
+	"$base/romfs.img" "$base/src"
 out=$base/output.log log=$base/dmesg.txt
-check "guest: the reads ran (exit 0)" [ "$rc" = 0 ]
 check "guest: romfs image mounted" grep -q '^romfs-read: mounted .* romfs' "$out"
 check "guest: every file read back the same (6)" grep -qx 'romfs-read: 6 file(s) read back the same, 0 differ' "$out"
-if grep -aqE 'BUG:|Oops|general protection|Kernel panic' "$base/console.log" 2>/dev/null; then
-	nok "guest: no oops" "see $base/console.log"
-else
-	ok "guest: no oops"
-fi
-
-sed -n '/kmapstack-romfs: reads begin/,/kmapstack-romfs: reads end/p' "$log" 2>/dev/null > "$base/reads.log"
-check "kernel log: both read markers" \
-	bash -c "grep -q 'reads begin' '$base/reads.log' && grep -q 'reads end' '$base/reads.log'"
+mv "$base/marked.log" "$base/reads.log"
 reports=$(report_titles "$base/reads.log" | wc -l)
 if [ "$expect" = report ]; then
 	check "report: kmap_stack: unmap of an address that is not mapped in romfs_read_folio" \

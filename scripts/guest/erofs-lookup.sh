@@ -12,18 +12,10 @@ set -uo pipefail
 img=$1 names=$2 stage=$3 kver=$4
 mnt=/mnt/kmapstack-erofs
 
-# A module (the test kernel): modprobe resolves its dependencies and
-# libcrc32c's soft dependency on crc32c in the staged tree (the guest has
-# no /lib/modules of its own); built in (the check-world kernels): there
-if ! grep -qw erofs /proc/filesystems; then
-	modprobe -d "$stage" -S "$kver" erofs || { echo "erofs-lookup: modprobe erofs failed"; exit 1; }
-fi
-grep -qw erofs /proc/filesystems || { echo "erofs-lookup: no erofs in /proc/filesystems"; exit 1; }
-echo "erofs-lookup: erofs available ($(grep -q '^erofs ' /proc/modules && echo module || echo built in))"
-
-mkdir -p "$mnt"
-mount -t erofs -o ro,loop "$img" "$mnt" || { echo "erofs-lookup: mount failed"; exit 1; }
-echo "erofs-lookup: mounted $(findmnt -n -o SOURCE,FSTYPE "$mnt")"
+# erofs: a module in the test kernel (modprobe also resolves libcrc32c's
+# soft dependency on crc32c), built in in the check-world kernels
+. "$(dirname "$0")/mount-image.sh"
+mount_image erofs-lookup erofs "$img" "$mnt" "$stage" "$kver" || exit 1
 
 echo "kmapstack-erofs: lookups begin" > /dev/kmsg
 # every name that is there: found, one lookup each

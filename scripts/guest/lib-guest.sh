@@ -24,6 +24,69 @@ guest_kernel_check() {
   KMAPSTACK_OUT=$KMS_GUEST_OUT scripts/build-kernel.sh x86_64   (make kernel-x86_64)"
 }
 
+# image_test_kernel FS OPTION...: for an image test (test-erofs.sh,
+# test-romfs.sh): the guest kernel is built, has guest-run.sh's 9p root,
+# loop and kmap_stack, CONFIG_OPTION=y for each OPTION, and CONFIG_FS
+# built in or a module (the x86_64 test kernel has them from guest.config,
+# a check-world amd64 kernel too); dies naming what it lacks.
+image_test_kernel() {
+	local fs=$1 cfg=$KMS_GUEST_OUT/.config o missing=
+	shift
+	[ -f "$KMS_GUEST_OUT/arch/x86/boot/bzImage" ] && [ -f "$cfg" ] ||
+		die "no x86_64 kernel in $KMS_GUEST_OUT: build it with
+  KMAPSTACK_OUT=$KMS_GUEST_OUT scripts/build-kernel.sh x86_64   (make kernel-x86_64)"
+	for o in 9P_FS VIRTIO_PCI DEVTMPFS BLK_DEV_LOOP DEBUG_KMAP_STACK "$@"; do
+		grep -qx "CONFIG_$o=y" "$cfg" || missing="$missing CONFIG_$o"
+	done
+	grep -qx "CONFIG_$fs=[ym]" "$cfg" || missing="$missing CONFIG_$fs"
+	[ -z "$missing" ] || die "$cfg lacks$missing: rebuild with
+  KMAPSTACK_OUT=$KMS_GUEST_OUT scripts/build-kernel.sh x86_64   (make kernel-x86_64)"
+}
+
+# fix_expect FIX [EXPECT]: prints what an image test expects of the guest
+# kernel: "clean" when its source tree has FIX applied (git apply -R
+# --check), else "report"; EXPECT (report or clean), when given, instead.
+fix_expect() {
+	local fix=$1 expect=${2:-} src
+	src=$(readlink -f "$KMS_GUEST_OUT/source" 2>/dev/null || true)
+	if [ -z "$expect" ]; then
+		expect=report
+		if [ -n "$src" ] && (cd "$src" && git apply -R --check "$fix") 2>/dev/null; then
+			expect=clean
+		fi
+	fi
+	case "$expect" in report|clean) ;; *) die "the expectation must be report or clean, not '$expect'" ;; esac
+	info "kernel tree ${src:-?}: expecting $expect"
+	echo "$expect"
+}
+
+# image_test_run DIR FS MARK SCRIPT ARGS...: run an image test's guest
+# SCRIPT (output in DIR) with the guest kernel's modules staged in
+# DIR/stage when CONFIG_FS is a module (SCRIPT gets DIR/stage and the
+# kernel release after ARGS), then the checks every image test makes: the
+# guest ran to its end, no oops, the kernel log has "MARK begin" and "MARK
+# end"; the log between them goes to DIR/marked.log.
+image_test_run() {
+	local dir=$1 fs=$2 mark=$3 script=$4 kver rc=0
+	shift 4
+	kver=$(cat "$KMS_GUEST_OUT/include/config/kernel.release")
+	mkdir -p "$dir/stage"
+	if grep -qx "CONFIG_$fs=m" "$KMS_GUEST_OUT/.config"; then
+		stage_modules "$KMS_GUEST_OUT" x86_64 "$dir"
+	fi
+	"$KMS_SCRIPTS/guest-run.sh" -o "$dir" -k "$KMS_GUEST_OUT/arch/x86/boot/bzImage" -t 600 \
+		"$script" "$@" "$dir/stage" "$kver" || rc=$?
+	check "guest: $(basename "$script") ran to its end (exit 0)" [ "$rc" = 0 ]
+	if grep -aqE 'BUG:|Oops|general protection|Kernel panic' "$dir/console.log" 2>/dev/null; then
+		nok "guest: no oops" "see $dir/console.log"
+	else
+		ok "guest: no oops"
+	fi
+	sed -n "/$mark begin/,/$mark end/p" "$dir/dmesg.txt" 2>/dev/null > "$dir/marked.log"
+	check "kernel log: both markers ($mark begin, end)" \
+		bash -c "grep -q '$mark begin' '$dir/marked.log' && grep -q '$mark end' '$dir/marked.log'"
+}
+
 # ensure_kmapbug: tests/modules/kmapbug built against the guest kernel
 # (build_kmapbug); sets KMS_KMAPBUG.
 ensure_kmapbug() {

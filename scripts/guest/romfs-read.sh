@@ -10,13 +10,8 @@ set -uo pipefail
 img=$1 src=$2 stage=$3 kver=$4
 mnt=/mnt/kmapstack-romfs
 
-if ! grep -qw romfs /proc/filesystems; then
-	modprobe -d "$stage" -S "$kver" romfs || { echo "romfs-read: modprobe romfs failed"; exit 1; }
-fi
-grep -qw romfs /proc/filesystems || { echo "romfs-read: no romfs in /proc/filesystems"; exit 1; }
-mkdir -p "$mnt"
-mount -t romfs -o ro,loop "$img" "$mnt" || { echo "romfs-read: mount failed"; exit 1; }
-echo "romfs-read: mounted $(findmnt -n -o SOURCE,FSTYPE "$mnt")"
+. "$(dirname "$0")/mount-image.sh"
+mount_image romfs-read romfs "$img" "$mnt" "$stage" "$kver" || exit 1
 
 echo "kmapstack-romfs: reads begin" > /dev/kmsg
 same=0 differ=0
