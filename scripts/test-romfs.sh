@@ -40,21 +40,18 @@ genromfs -f "$base/romfs.img" -d "$base/src" -V kmapstack || die "genromfs faile
 
 image_test_run "$base" ROMFS_FS "kmapstack-romfs: reads" "$KMS_GUEST_DIR/romfs-read.sh" \
 	"$base/romfs.img" "$base/src"
-out=$base/output.log log=$base/dmesg.txt
+out=$base/output.log
 check "guest: romfs image mounted" grep -q '^romfs-read: mounted .* romfs' "$out"
 check "guest: every file read back the same (6)" grep -qx 'romfs-read: 6 file(s) read back the same, 0 differ' "$out"
-mv "$base/marked.log" "$base/reads.log"
-reports=$(report_titles "$base/reads.log" | wc -l)
+reports=$(report_titles "$base/marked.log" | wc -l)
 if [ "$expect" = report ]; then
 	check "report: kmap_stack: unmap of an address that is not mapped in romfs_read_folio" \
-		grep -qE 'WARNING: kmap_stack: unmap of an address that is not mapped in romfs_read_folio\+' "$base/reads.log"
+		grep -qE 'WARNING: kmap_stack: unmap of an address that is not mapped in romfs_read_folio\+' "$base/marked.log"
 	check "report: the top of the stack was mapped at romfs_read_folio" \
-		grep -qE 'the top of the stack was mapped at: romfs_read_folio\+' "$base/reads.log"
-	grep -A2 -m1 'kmap_stack: unmap of an address' "$base/reads.log"
+		grep -qE 'the top of the stack was mapped at: romfs_read_folio\+' "$base/marked.log"
+	grep -A2 -m1 'kmap_stack: unmap of an address' "$base/marked.log"
 else
-	check "clean: no kmap_stack report during the reads ($reports)" [ "$reports" = 0 ]
-	check "clean: no kmap_stack report in the whole kernel log" \
-		bash -c "! grep -q 'WARNING: kmap_stack: ' '$log'"
+	image_test_clean "$base"
 fi
 
 echo "test-romfs: $(( $(now) - t0 ))s under TCG ($expect expected, $reports report(s) during the reads)"

@@ -87,6 +87,17 @@ image_test_run() {
 		bash -c "grep -q '$mark begin' '$dir/marked.log' && grep -q '$mark end' '$dir/marked.log'"
 }
 
+# image_test_clean DIR: the checks of an image test on a kernel with the
+# fix: no kmap_stack report between the markers (DIR/marked.log) nor
+# anywhere in the kernel log (DIR/dmesg.txt)
+image_test_clean() {
+	local dir=$1 n
+	n=$(report_titles "$dir/marked.log" | wc -l)
+	check "clean: no kmap_stack report between the markers ($n)" [ "$n" = 0 ]
+	check "clean: no kmap_stack report in the whole kernel log" \
+		bash -c "! grep -q 'WARNING: kmap_stack: ' '$dir/dmesg.txt'"
+}
+
 # ensure_kmapbug: tests/modules/kmapbug built against the guest kernel
 # (build_kmapbug); sets KMS_KMAPBUG.
 ensure_kmapbug() {
