@@ -1,15 +1,17 @@
 #!/usr/bin/python3
-"""ktls.py SECONDS DIR
+"""ktls.py SECONDS DIR [--plain]
 
 The kTLS phase of scripts/world/workload-guest.sh: a TCP connection on the
-loopback whose two ends hand TLS 1.2 (AES-128-GCM) to the kernel
+loopback (127.0.0.1, which must be up) whose two ends hand TLS 1.2
+(AES-128-GCM) to the kernel
 (setsockopt TCP_ULP "tls", then TLS_TX on the sender and TLS_RX on the
 receiver, with the same key: no handshake is needed for that). For
 SECONDS the sender sends a file of DIR with sendfile() and a buffer with
 send(); the kernel encrypts them into records, and the receiver's kernel
 decrypts them (the crypto walks the socket buffers' page fragments). The
 receiver checks every byte. Exit status 0 if all of it came back intact,
-1 otherwise (2: the kernel has no kTLS)."""
+1 otherwise (2: the kernel has no kTLS). With --plain, the same transfer
+without TLS (the IPsec ESP phase sends it through its SA)."""
 import os
 import socket
 import struct
@@ -37,6 +39,7 @@ def to_tls(sock, direction):
 
 def main():
     secs, tmp = int(sys.argv[1]), sys.argv[2]
+    plain = sys.argv[3:] == ["--plain"]
     chunk = bytes(range(256)) * 256  # 64 KiB, a known pattern
     path = os.path.join(tmp, "ktls.src")
     with open(path, "wb") as f:
@@ -47,8 +50,9 @@ def main():
     snd = socket.create_connection(srv.getsockname())
     rcv, _ = srv.accept()
     try:
-        to_tls(snd, TLS_TX)
-        to_tls(rcv, TLS_RX)
+        if not plain:
+            to_tls(snd, TLS_TX)
+            to_tls(rcv, TLS_RX)
     except OSError as e:
         print(f"ktls: the kernel refuses kTLS: {e}")
         return 2
@@ -86,8 +90,8 @@ def main():
     t.join()
     snd.close()
     rcv.close()
-    print(f"ktls: {rounds} round(s), {sent} byte(s) sent, {result['bytes']} received "
-          f"and decrypted, {result['bad']} bad piece(s)")
+    print(f"ktls: {'plain TCP' if plain else 'TLS 1.2'}: {rounds} round(s), {sent} byte(s) sent, "
+          f"{result['bytes']} received, {result['bad']} bad piece(s)")
     return 0 if result["bytes"] == sent and not result["bad"] and sent else 1
 
 

@@ -357,17 +357,19 @@ phase net sng --temp-path $w --sock 2 --sock-zerocopy --sendfile 1 --sendfile-si
 	--splice 1 --tee 1 --udp 1
 
 # --- IPsec: ESP in transport mode (AES-GCM) on the loopback of a network
-# namespace of its own (unshare -n: the root is read-only), TCP through it ---
+# namespace of its own (unshare -n: the root is read-only, and the guest's
+# own loopback is down), TCP through it (world/ktls.py --plain) ---
 esp() {
-	need unshare ip || return 1
-	ESP_KEY=0x$(head -c 20 /dev/urandom | od -An -tx1 | tr -d ' \n') ESP_SECS=$secs unshare -n bash -s <<'EOS'
+	need unshare ip python3 || return 1
+	ESP_KEY=0x$(head -c 20 /dev/urandom | od -An -tx1 | tr -d ' \n') ESP_SECS=$secs \
+		ESP_PY="$(dirname "$0")/ktls.py" ESP_DIR=$w unshare -n bash -s <<'EOS'
 set -u
 x="src 127.0.0.1 dst 127.0.0.1"
 ip link set lo up &&
 ip xfrm state add $x proto esp spi 0x4b4d5301 mode transport aead 'rfc4106(gcm(aes))' "$ESP_KEY" 128 &&
 ip xfrm policy add $x proto tcp dir out tmpl $x proto esp mode transport &&
 ip xfrm policy add $x proto tcp dir in tmpl $x proto esp mode transport || exit 1
-stress-ng --timeout "${ESP_SECS}s" --metrics-brief --sock 1 || exit 1
+python3 "$ESP_PY" "$ESP_SECS" "$ESP_DIR" --plain || exit 1
 bytes=$(ip -s xfrm state | awk '/lifetime current:/ { getline; sub(/\(.*/, "", $1); print $1; exit }')
 echo "esp: ${bytes:-no} byte(s) through the SA"
 [ "${bytes:-0}" -gt 0 ]
@@ -375,8 +377,14 @@ EOS
 }
 phase esp esp
 # --- kTLS: TLS 1.2 records (AES-GCM) sent by sendfile and send, received
-# and decrypted by the kernel (world/ktls.py) ---
-phase ktls python3 "$(dirname "$0")/ktls.py" "$secs" $w
+# and decrypted by the kernel (world/ktls.py), on the loopback of a
+# network namespace of its own ---
+ktls() {
+	need unshare ip python3 || return 1
+	unshare -n bash -c 'ip link set lo up && python3 "$0" "$1" "$2"' \
+		"$(dirname "$0")/ktls.py" "$secs" $w
+}
+phase ktls ktls
 umount $w	# (an untraced round after this one mounts it afresh)
 stats end
 say "failed phases: $failed"
