@@ -365,7 +365,11 @@ esp() {
 		ESP_PY="$(dirname "$0")/ktls.py" ESP_DIR=$w unshare -n bash -s <<'EOS'
 set -u
 x="src 127.0.0.1 dst 127.0.0.1"
+# (the kernel exempts the loopback from IPsec: disable_xfrm and
+# disable_policy are 1 on lo unless set)
 ip link set lo up &&
+echo 0 > /proc/sys/net/ipv4/conf/lo/disable_xfrm &&
+echo 0 > /proc/sys/net/ipv4/conf/lo/disable_policy &&
 ip xfrm state add $x proto esp spi 0x4b4d5301 mode transport aead 'rfc4106(gcm(aes))' "$ESP_KEY" 128 &&
 ip xfrm policy add $x proto tcp dir out tmpl $x proto esp mode transport &&
 ip xfrm policy add $x proto tcp dir in tmpl $x proto esp mode transport || exit 1
