@@ -35,7 +35,7 @@ struct pass {
 	unsigned int misses; /* the decoder's as the sites were last sent */
 	/* per CPU, the first and the last record's offset in the file */
 	unsigned long long (*at)[2];
-	int cpus;
+	int cpus, page_size;
 	const char *name;
 	char err[1024]; /* the pass's error, if it has one */
 };
@@ -138,8 +138,7 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 	 * past them is malformed, the bytes beyond are not the record's.
 	 */
 	if (!page || rec->size < 0 ||
-	    (const char *)rec->data - page + rec->size >
-		    tracecmd_page_size(handle)) {
+	    (const char *)rec->data - page + rec->size > p->page_size) {
 		p->bad++;
 		return 0;
 	}
@@ -208,6 +207,7 @@ void tracedat_pass(const char *path, const char *name, struct dat_writer *w,
 			"%s: cannot read this trace.dat (truncated or corrupt: %d CPUs, a kernel has at most %d)",
 			name, tracecmd_cpus(handle), PASS_MAX_CPUS);
 	} else {
+		p.page_size = tracecmd_page_size(handle);
 		clock = tracecmd_get_trace_clock(handle);
 		dat_write(w, W_CLOCK, NULL, 0, clock ? clock : "",
 			  clock ? strnlen(clock, 64) : 0);
