@@ -135,6 +135,23 @@ crossdir() {	# crossdir DIR
 	echo "crossdir: $n round(s) of 50 files and a directory moved across directories"
 }
 
+# the tree copied into DIR/tree and read back cold (cp -r: ntfs3 and minix
+# keep no owner or mode of their own)
+copyback() {	# copyback DIR
+	cp -r $src "$1/tree" && drop && diff -r $src "$1/tree" > /dev/null
+}
+
+# NAME's image on $w/mnt read back cold again and again for SECONDS
+coldreads() {	# coldreads NAME
+	local t0=$SECONDS n=0
+	while [ $((SECONDS - t0)) -lt "$secs" ]; do
+		drop
+		diff -r $src $w/mnt > /dev/null || { echo "$1: contents differ"; return 1; }
+		n=$((n + 1))
+	done
+	echo "$1: $n cold read(s) of the image"
+}
+
 # --- filesystems on a loop device (page cache, journal, directory pages) ---
 fsphase() {	# fsphase TYPE MKFS-COMMAND MOUNT-OPTS [STRESSORS...]
 	local type=$1 mk=$2 mo=$3 img=$w/$1.img dev rc=0
@@ -144,8 +161,7 @@ fsphase() {	# fsphase TYPE MKFS-COMMAND MOUNT-OPTS [STRESSORS...]
 	eval "$mk $img" > /dev/null || return 1
 	dev=$(losetup -f --show "$img") || return 1
 	mount -t "$type" ${mo:+-o $mo} "$dev" $w/mnt || { losetup -d "$dev"; return 1; }
-	# (cp -r: ntfs3 and minix keep no owner or mode of their own)
-	cp -r $src $w/mnt/tree && drop && diff -r $src $w/mnt/tree > /dev/null || rc=1
+	copyback $w/mnt || rc=1
 	# (stress-ng's exit status 3: a stressor ran out of space or of a
 	# limit of the filesystem, and ended early; not a failure here)
 	if [ "$rc" = 0 ]; then
@@ -176,7 +192,7 @@ phase gfs2 fsphase gfs2 "mkfs.gfs2 -q -O -p lock_nolock -j 1" "" --xattr 1
 
 # --- squashfs and erofs: compressed read-only images, read back cold ---
 rofs() {	# rofs TYPE
-	local img=$w/ro.img dev t0=$SECONDS n=0
+	local img=$w/ro.img dev rc=0
 	case "$1" in
 	squashfs) mksquashfs $src "$img" -comp zstd -quiet -noappend > /dev/null || return 1 ;;
 	erofs) mkfs.erofs -zlz4hc "$img" $src > /dev/null || return 1 ;;
@@ -186,13 +202,9 @@ rofs() {	# rofs TYPE
 	esac
 	dev=$(losetup -f --show -r "$img") || return 1
 	mount -t "$1" -o ro "$dev" $w/mnt || { losetup -d "$dev"; return 1; }
-	while [ $((SECONDS - t0)) -lt "$secs" ]; do
-		drop
-		diff -r $src $w/mnt > /dev/null || { echo "$1: contents differ"; umount $w/mnt; losetup -d "$dev"; return 1; }
-		n=$((n + 1))
-	done
-	echo "$1: $n cold read(s) of the image"
+	coldreads "$1" || rc=1
 	umount $w/mnt; losetup -d "$dev"; rm -f "$img"
+	return $rc
 }
 phase squashfs rofs squashfs
 phase erofs rofs erofs
@@ -216,8 +228,7 @@ unloops() { local d; for d in $devs; do losetup -d $d; done; rm -f $w/disk*.img;
 fson() {	# fson DEV
 	mkfs.ext4 -q -F "$1" && mount "$1" $w/mnt || return 1
 	local rc=0
-	{ cp -r $src $w/mnt/tree && drop && diff -r $src $w/mnt/tree > /dev/null &&
-		sng --temp-path $w/mnt --hdd 1 --hdd-bytes 16m --iomix 1 --iomix-bytes 16m; } || rc=1
+	{ copyback $w/mnt && sng --temp-path $w/mnt --hdd 1 --hdd-bytes 16m --iomix 1 --iomix-bytes 16m; } || rc=1
 	umount $w/mnt
 	return $rc
 }
@@ -265,7 +276,7 @@ dmintegrity() {
 	return $rc
 }
 dmverity() {
-	local rc=0 root t0=$SECONDS n=0
+	local rc=0 root
 	need veritysetup mkfs.erofs || return 1
 	mkfs.erofs -zlz4hc $w/data.img $src > /dev/null || return 1
 	truncate -s 16M $w/hash.img
@@ -273,12 +284,8 @@ dmverity() {
 	[ -n "$root" ] || return 1
 	veritysetup open $w/data.img kmsverity $w/hash.img "$root" || return 1
 	mount -t erofs -o ro /dev/mapper/kmsverity $w/mnt || { veritysetup close kmsverity; return 1; }
-	while [ $((SECONDS - t0)) -lt "$secs" ]; do
-		drop
-		diff -r $src $w/mnt > /dev/null || { echo "dm-verity: contents differ"; rc=1; break; }
-		n=$((n + 1))
-	done
-	echo "dm-verity: $n cold read(s), status $(veritysetup status kmsverity | awk '/status:/ {print $2}')"
+	coldreads dm-verity || rc=1
+	echo "dm-verity: status $(veritysetup status kmsverity | awk '/status:/ {print $2}')"
 	umount $w/mnt; veritysetup close kmsverity; rm -f $w/data.img $w/hash.img
 	return $rc
 }
