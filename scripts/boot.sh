@@ -27,10 +27,18 @@
 #       --smp N          CPUs              (default 2; 1 on mips and powerpc)
 #       --accel A        tcg | kvm | auto  (default auto: KVM only if a probe boot
 #                                           with KVM worked; result cached in build/)
+#                                           TCG runs every vCPU on one host thread
+#                                           (thread=single): QEMU 7.2's multi-threaded
+#                                           TCG can run a stale translation of kernel
+#                                           text the guest has just patched, and the
+#                                           guest dies of "Oops: int3" when a second
+#                                           probe is added to a busy tracepoint
+#                                           (docs/harness.md).  KMAPSTACK_TCG_THREAD=multi
+#                                           for the faster, unsafe mode.
 #       --interactive    keep stdin attached (e.g. with -a kmapstack.shell=1)
 #       --allow-panic    a kernel panic is not a failure (crash-dump work)
 # Environment: KMAPSTACK_CMDLINE, KMAPSTACK_QEMU_ARGS (word-split),
-#   KMAPSTACK_BOOT_TIMEOUT, KMAPSTACK_ACCEL, KMAPSTACK_QEMU (QEMU binary,
+#   KMAPSTACK_BOOT_TIMEOUT, KMAPSTACK_ACCEL, KMAPSTACK_TCG_THREAD, KMAPSTACK_QEMU (QEMU binary,
 #   default qemu-system-x86_64 for both x86 arches, qemu-system-aarch64 for
 #   arm64 (-machine virt -cpu cortex-a57), qemu-system-{arm,mips,ppc}).
 # Exit status: 0 ok, 1 harness error, 2 guest panicked, 3 guest did not finish
@@ -115,6 +123,7 @@ cmdline="$cmdline $cmdline_extra"
 # qemu_run ACCEL LOG TIMEOUT CMDLINE: run QEMU; returns its (or timeout's) status.
 qemu_run() {
 	local acc=$1 lg=$2 tmo=$3 cl=$4 rc=0
+	[ "$acc" != tcg ] || acc="tcg,thread=$tcg_thread"
 	local cmd=("$qemu" -nographic -no-reboot -monitor none
 		"${machine[@]}" -accel "$acc" -m "$mem" -smp "$smp_arg"
 		-kernel "$kernel" "${initrd_arg[@]}" -append "$cl"
@@ -148,13 +157,15 @@ probe_kvm() {
 	info "KVM probe: using $res" >&2
 	echo "$res"
 }
+tcg_thread=${KMAPSTACK_TCG_THREAD:-single}
+case "$tcg_thread" in single|multi) ;; *) die "bad KMAPSTACK_TCG_THREAD '$tcg_thread' (single or multi)" ;; esac
 case "$accel" in
 tcg|kvm) ;;
 auto) accel=$(probe_kvm) ;;
 *) die "bad --accel '$accel' (tcg, kvm or auto)" ;;
 esac
 
-info "booting $KMS_ARCH ($accel, -m $mem, -smp $smp, timeout ${timeout_s}s), log $log"
+info "booting $KMS_ARCH ($accel$([ "$accel" != tcg ] || echo ",thread=$tcg_thread"), -m $mem, -smp $smp, timeout ${timeout_s}s), log $log"
 info "cmdline: $cmdline"
 t0=$(now)
 rc=0
