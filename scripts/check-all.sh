@@ -136,6 +136,8 @@ run event-formats-x86_64 make -s check-event-formats-x86_64
 run event-formats-i386 make -s check-event-formats-i386
 run module-x86_64 make -s check-module-x86_64
 run module-i386 make -s check-module-i386
+# the romfs bug on real highmem (an i386 kernel of its own: romfs, loop)
+run romfs-highmem make -s check-romfs-highmem
 run suites make -s check-suites
 run analyzer-x86_64 make -s check-analyzer-x86_64
 run analyzer-i386 make -s check-analyzer-i386

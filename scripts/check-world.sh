@@ -80,16 +80,6 @@ KMS_TREE=$KMAPSTACK_TREE
 ensure_tree
 rev=$(git -C "$KMAPSTACK_TREE" log --oneline base..HEAD 2>/dev/null | wc -l)
 
-# known_bugs < SITES: of the call sites read (one a line), prints how
-# many match a bug of the base kernel (scripts/world/known-bugs.txt) and
-# the names of those bugs ("3 BUG-1"); any other line counts as unknown
-known_bugs() {
-	awk -F'\t' 'NR == FNR { if ($0 !~ /^#/ && NF == 2) { name[++n] = $1; re[n] = $2 } next }
-		{ for (i = 1; i <= n; i++) if ($0 ~ re[i]) { k++; seen[name[i]] = 1; break } }
-		END { s = ""; for (b in seen) s = s (s == "" ? "" : ",") b; print k + 0, s }' \
-		"$KMS_SCRIPTS/world/known-bugs.txt" -
-}
-
 # suites FLAVOUR OUT TAG: test-suites.sh, figures under TAG
 suites() {
 	local f=$1 out=$2 tag=$3 arch=x86_64 log t0 rc=0 line closing
@@ -203,7 +193,7 @@ EOF
 	console_text "$run/console.log" 'world| ' | sed -E 's/^\[ *[0-9.]+\] //' > "$run/kernel-log.txt"
 	report_titles "$run/kernel-log.txt" > "$run/report-titles.txt"
 	nrep=$(wc -l < "$run/report-titles.txt")
-	read -r nknown known < <(known_bugs < <(sed -E 's/.* in ([^ ]+)( \[[^]]+\])?$/\1/' "$run/report-titles.txt"))
+	read -r nknown known < <(report_sites "$run/kernel-log.txt" | known_bugs)
 	rec "$f" workload.reports "$nrep"
 	rec "$f" workload.reports_known "$nknown${known:+ ($known)}"
 	if [ "$nrep" -gt 0 ]; then

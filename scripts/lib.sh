@@ -220,6 +220,53 @@ report_titles() {
 	tr -d '\r' < "${1:-/dev/stdin}" | sed -nE 's/^(\[ *[0-9.]+\] )?WARNING: (kmap_stack: .* in .*)$/\2/p'
 }
 
+# report_sites [LOG]: for each kmap_stack report of a kernel log (its
+# timestamps and CRs dropped), one line: the site its title names, a tab,
+# its kind (the title's words before " in "), a tab, the sites of the
+# entries its stack listing shows (space separated, innermost first)
+report_sites() {
+	tr -d '\r' < "${1:-/dev/stdin}" | sed -E 's/^\[ *[0-9.]+\] //' | awk '
+		function flush() { if (kind != "") print site "\t" kind "\t" entries; kind = "" }
+		/^WARNING: kmap_stack: .* in / {
+			flush(); t = $0; sub(/^WARNING: kmap_stack: /, "", t); sub(/ \[[^]]+\]$/, "", t)
+			site = t; sub(/.* in /, "", site); kind = t; sub(/ in [^ ]+$/, "", kind)
+			entries = ""; next
+		}
+		kind != "" && /^ #[0-9]+: .* at: / {
+			e = $0; sub(/.* at: /, "", e); sub(/ .*/, "", e)
+			entries = entries (entries == "" ? "" : " ") e; next
+		}
+		kind != "" && /^(CPU: |=+$)/ { flush() }
+		END { flush() }'
+}
+
+# known_bugs [FILE] < SITES: of the lines read (a call site, or
+# report_sites' lines), prints how many are of a bug of the base kernel
+# (FILE, default scripts/world/known-bugs.txt) and the names of those bugs
+# ("3 BUG-1,BUG-2"). A line is a bug's when its site matches the bug's
+# regex, or when it is a depth or overflow report whose stack listing has
+# more than half of its entries at the bug's site: the entries the bug left
+# behind filled the stack.
+known_bugs() {
+	awk -F'\t' 'NR == FNR { if ($0 !~ /^#/ && NF == 2) { name[++n] = $1; re[n] = $2 } next }
+		{
+			b = ""
+			for (i = 1; i <= n && b == ""; i++) if ($1 ~ re[i]) b = name[i]
+			if (b == "" && ($2 == "more mappings than the real stack holds" ||
+					$2 == "stack overflow, mapping not recorded")) {
+				m = split($3, e, " ")
+				for (i = 1; i <= n && b == ""; i++) {
+					c = 0
+					for (j = 1; j <= m; j++) if (e[j] ~ re[i]) c++
+					if (2 * c > m) b = name[i]
+				}
+			}
+			if (b != "") { k++; seen[b] = 1 }
+		}
+		END { s = ""; for (b in seen) s = s (s == "" ? "" : ",") b; print k + 0, s }' \
+		"${1:-$KMS_SCRIPTS/world/known-bugs.txt}" -
+}
+
 # tap_totals LOG: KUnit's "# Totals:" lines of LOG (one per suite) added
 # up, printed as "pass:P fail:F skip:S total:T (N suites)"; returns 1 if
 # LOG has none.

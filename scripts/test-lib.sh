@@ -9,6 +9,8 @@
 #   - read_counts: the last "N passed, N failed" line of a log; none:
 #     status 1;
 #   - report_titles: the title of each kmap_stack report in a kernel log;
+#   - report_sites, known_bugs: which reports are of a known bug of the
+#     base kernel, its consequences included;
 #   - console_text: a console log's interleaved kernel and guest lines
 #     split.
 # Ends with "N passed, N failed".
@@ -68,4 +70,39 @@ same "report_titles: each report's title, timestamps and CRs dropped" \
 	"$(printf 'kmap_stack: mismatched unmap (not the top of the stack) in erofs_put_metabuf+0x2c/0x60\nkmap_stack: mapping held on return to user space in kmapbug_map_third+0x11/0x30 [kmapbug]')" \
 	report_titles "$scratch/reports.log"
 same "report_titles: none in a log without a report" "" report_titles "$scratch/one.log"
+
+# report_sites and known_bugs: a bug's own reports, a depth report whose
+# stack the bug's leaked entries fill (its consequence), one where they are
+# a minority, and a report of another site
+cat > "$scratch/sites.log" <<'EOT'
+[    5.000001] WARNING: kmap_stack: unmap of an address that is not mapped in romfs_read_folio+0x98/0x110
+[    5.000002] diff/347 unmaps 00000000c242580d in task context at: romfs_read_folio+0x98/0x110
+[    5.000003] task stack of diff/347, depth 1, innermost first:
+[    5.000004]  #0: 0000000037dcb51f pfn 0xf118 kmap_local, 0 ms ago, at: romfs_read_folio+0x3e/0x110
+[    5.000005] CPU: 0 UID: 0 PID: 347 Comm: diff
+[    6.000001] WARNING: kmap_stack: stack overflow, mapping not recorded in copy_page_to_iter+0x81/0x150
+[    6.000002] task stack of diff/347, depth 3, innermost first:
+[    6.000003]  #2: 0000000037dcb51f pfn 0xf118 kmap_local, 0 ms ago, at: romfs_read_folio+0x3e/0x110
+[    6.000004]   romfs_read_folio+0x3e/0x110
+[    6.000005]  #1: 00000000149dbf88 pfn 0xf0fc kmap_local, 0 ms ago, at: romfs_read_folio+0x3e/0x110
+[    6.000006]  #0: 00000000149dbf89 pfn 0xf0fd kmap_atomic, 4 ms ago, at: zram_read_page+0x10/0x80 [zram]
+[    6.000007] CPU: 0 UID: 0 PID: 347 Comm: diff
+[    7.000001] WARNING: kmap_stack: more mappings than the real stack holds in copy_page_to_iter+0x81/0x150
+[    7.000002]  #1: 0000000037dcb51f pfn 0xf118 kmap_local, 0 ms ago, at: romfs_read_folio+0x3e/0x110
+[    7.000003]  #0: 00000000149dbf88 pfn 0xf0fc kmap_local, 0 ms ago, at: ext4_find_entry+0x3e/0x110
+[    7.000004] ==================================================================
+[    8.000001] WARNING: kmap_stack: mismatched unmap (not the top of the stack) in ext4_find_entry+0x9/0x20 [ext4]
+[    8.000002]  #0: 00000000149dbf88 pfn 0xf0fc kmap_local, 0 ms ago, at: romfs_read_folio+0x3e/0x110
+EOT
+same "report_sites: site, kind and the listing's sites of each report" \
+	"$(printf 'romfs_read_folio+0x98/0x110\tunmap of an address that is not mapped\tromfs_read_folio+0x3e/0x110
+copy_page_to_iter+0x81/0x150\tstack overflow, mapping not recorded\tromfs_read_folio+0x3e/0x110 romfs_read_folio+0x3e/0x110 zram_read_page+0x10/0x80
+copy_page_to_iter+0x81/0x150\tmore mappings than the real stack holds\tromfs_read_folio+0x3e/0x110 ext4_find_entry+0x3e/0x110
+ext4_find_entry+0x9/0x20\tmismatched unmap (not the top of the stack)\tromfs_read_folio+0x3e/0x110')" \
+	report_sites "$scratch/sites.log"
+printf 'BUG-2\t^romfs_read_folio\\+\n' > "$scratch/known.txt"
+same "known_bugs: the bug's report and the overflow its entries fill, not the half-full or other-site ones" \
+	"2 BUG-2" bash -c ". '$KMS_SCRIPTS/lib.sh'; report_sites '$scratch/sites.log' | known_bugs '$scratch/known.txt'"
+same "known_bugs: plain call sites, one a line" "1 BUG-2" \
+	bash -c ". '$KMS_SCRIPTS/lib.sh'; printf 'romfs_read_folio+0x98/0x110\ncopy_page_to_iter+0x81/0x150\n' | known_bugs '$scratch/known.txt'"
 summary
