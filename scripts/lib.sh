@@ -220,6 +220,47 @@ report_titles() {
 	tr -d '\r' < "${1:-/dev/stdin}" | sed -nE 's/^(\[ *[0-9.]+\] )?WARNING: (kmap_stack: .* in .*)$/\2/p'
 }
 
+# kernel_fix NAME: the path of the patch of kernel-fixes/ for this base
+# whose file name has NAME (kernel-fixes/BASE/, then kernel-fixes/ itself,
+# which holds 6.12's first); dies if there is none.
+kernel_fix() {
+	local f
+	for f in "$KMS_REPO/kernel-fixes/$KMS_BASE_SERIES"/*"$1"*.patch "$KMS_REPO/kernel-fixes"/*"$1"*.patch; do
+		[ -f "$f" ] && { echo "$f"; return 0; }
+	done
+	die "no patch named *$1* in kernel-fixes/$KMS_BASE_SERIES/ or kernel-fixes/"
+}
+
+# fix_expect FIX KOUT [EXPECT]: prints what a test of a kernel bug expects
+# of the kernel built in KOUT: "clean" when its source tree has FIX applied
+# (git apply -R --check), else "report"; EXPECT (report or clean), when
+# given, instead.
+fix_expect() {
+	local fix=$1 kout=$2 expect=${3:-} src
+	src=$(readlink -f "$kout/source" 2>/dev/null || true)
+	if [ -z "$expect" ]; then
+		expect=report
+		if [ -n "$src" ] && (cd "$src" && git apply -R --check "$fix") 2>/dev/null; then
+			expect=clean
+		fi
+	fi
+	case "$expect" in report|clean) ;; *) die "the expectation must be report or clean, not '$expect'" ;; esac
+	info "kernel tree ${src:-?}: expecting $expect"
+	echo "$expect"
+}
+
+# build_kernel_variant OUT LOG FRAGMENT...: the test kernel of $KMS_ARCH
+# with the config fragments FRAGMENT... (and $KMAPSTACK_FRAGMENTS after
+# them) built into OUT by scripts/build-kernel.sh, its output in LOG.
+build_kernel_variant() {
+	local out=$1 log=$2
+	shift 2
+	info "building the $KMS_ARCH kernel with $(basename -a "$@" | tr '\n' ' ')in $out (log $log)"
+	KMAPSTACK_OUT=$out KMAPSTACK_FRAGMENTS="$* ${KMAPSTACK_FRAGMENTS:-}" \
+		"$KMS_SCRIPTS/build-kernel.sh" "$KMS_ARCH" > "$log" 2>&1 ||
+		{ tail -n 30 "$log" >&2; die "build-kernel.sh $KMS_ARCH failed (log $log)"; }
+}
+
 # report_sites [LOG]: for each kmap_stack report of a kernel log (its
 # timestamps and CRs dropped), one line: the site its title names, a tab,
 # its kind (the title's words before " in "), a tab, the sites of the

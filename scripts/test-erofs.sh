@@ -25,10 +25,7 @@ set -uo pipefail
 . "$KMS_SCRIPTS/guest/lib-guest.sh"
 
 nfiles=${KMAPSTACK_EROFS_FILES:-3000}
-case "$KMS_BASE_SERIES" in
-6.12) fix=$KMS_REPO/kernel-fixes/0001-erofs-release-kmap_local-mappings-in-order-in-erofs_.patch ;;
-*) fix=$KMS_REPO/kernel-fixes/7.3/0001-erofs-release-kmap_local-mappings-in-order-in-erofs_.patch ;;
-esac
+fix=$(kernel_fix erofs-release-kmap_local) || exit 1
 base=$KMS_BUILD/test-erofs
 rm -rf "$base"; mkdir -p "$base"
 t0=$(now)
@@ -37,7 +34,7 @@ for t in mkfs.erofs dump.erofs modprobe; do
 	command -v "$t" >/dev/null || die "$t not found (erofs-utils, kmod: scripts/install-deps.sh)"
 done
 # what the kernel's tree has: the bug (as Debian ships 6.12 and 7.3) or the fix
-expect=$(fix_expect "$fix" "${KMAPSTACK_EROFS_EXPECT:-}") || exit 1
+expect=$(fix_expect "$fix" "$KMS_GUEST_OUT" "${KMAPSTACK_EROFS_EXPECT:-}") || exit 1
 
 # The image: empty files in the root directory; the root's size says how
 # many blocks each lookup binary-searches.

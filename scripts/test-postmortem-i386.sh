@@ -37,10 +37,7 @@ rm -rf "$dir"; mkdir -p "$dir"
 t0=$(now)
 
 # --- the kernel, the module, the crash, the extension ---
-info "building the i386 kernel with debug info in $kout (log $dir/kernel-build.log)"
-KMAPSTACK_OUT=$kout KMAPSTACK_FRAGMENTS=$KMS_SCRIPTS/configs/postmortem-i386.config \
-	"$KMS_SCRIPTS/build-kernel.sh" i386 > "$dir/kernel-build.log" 2>&1 ||
-	{ tail -n 30 "$dir/kernel-build.log" >&2; die "build-kernel.sh i386 failed"; }
+build_kernel_variant "$kout" "$dir/kernel-build.log" "$KMS_SCRIPTS/configs/postmortem-i386.config"
 kout=$(cd "$kout" && pwd)
 vmlinux=$kout/vmlinux
 build_kmapbug "$kout"

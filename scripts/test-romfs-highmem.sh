@@ -32,25 +32,12 @@ kout=${KMAPSTACK_OUT:-$KMS_BUILD/out-i386-romfs}
 dir=$KMS_BUILD/test-romfs-highmem
 rm -rf "$dir"; mkdir -p "$dir/src"
 t0=$(now)
-case "$KMS_BASE_SERIES" in
-6.12) fix=$KMS_REPO/kernel-fixes/6.12/0005-highmem-make-folio_zero_tail-return-an-address-in-th.patch ;;
-*) fix=$KMS_REPO/kernel-fixes/7.3/0002-highmem-make-folio_zero_tail-return-an-address-in-th.patch ;;
-esac
+fix=$(kernel_fix folio_zero_tail) || exit 1
 command -v genromfs >/dev/null || die "genromfs not found (scripts/install-deps.sh)"
 
-info "building the i386 romfs kernel in $kout (log $dir/kernel-build.log)"
-KMAPSTACK_OUT=$kout KMAPSTACK_FRAGMENTS="$KMS_SCRIPTS/configs/romfs-highmem.config ${KMAPSTACK_FRAGMENTS:-}" \
-	"$KMS_SCRIPTS/build-kernel.sh" i386 > "$dir/kernel-build.log" 2>&1 ||
-	{ tail -n 30 "$dir/kernel-build.log" >&2; die "build-kernel.sh i386 failed"; }
-expect=${KMAPSTACK_ROMFS_EXPECT:-report}
-src=$(readlink -f "$kout/source" 2>/dev/null || true)
-if [ -z "${KMAPSTACK_ROMFS_EXPECT:-}" ] && [ -n "$src" ] &&
-	(cd "$src" && git apply -R --check "$fix") 2>/dev/null; then
-	expect=clean
-fi
-case "$expect" in report|clean) ;; *) die "KMAPSTACK_ROMFS_EXPECT must be report or clean, not '$expect'" ;; esac
+build_kernel_variant "$kout" "$dir/kernel-build.log" "$KMS_SCRIPTS/configs/romfs-highmem.config"
+expect=$(fix_expect "$fix" "$kout" "${KMAPSTACK_ROMFS_EXPECT:-}") || exit 1
 kms=0; grep -qx 'CONFIG_DEBUG_KMAP_STACK=y' "$kout/.config" && kms=1
-info "kernel tree ${src:-?}: expecting $expect (DEBUG_KMAP_STACK: $kms)"
 
 # four files of 64 pages, every page of other bytes
 for f in cpu0-a cpu0-b cpu1-a cpu1-b; do

@@ -19,16 +19,13 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$KMS_SCRIPTS/guest/lib-guest.sh"
-case "$KMS_BASE_SERIES" in
-6.12) fix=$KMS_REPO/kernel-fixes/6.12/0005-highmem-make-folio_zero_tail-return-an-address-in-th.patch ;;
-*) fix=$KMS_REPO/kernel-fixes/7.3/0002-highmem-make-folio_zero_tail-return-an-address-in-th.patch ;;
-esac
+fix=$(kernel_fix folio_zero_tail) || exit 1
 base=$KMS_BUILD/test-romfs
 rm -rf "$base"; mkdir -p "$base"
 t0=$(now)
 image_test_kernel ROMFS_FS ROMFS_BACKED_BY_BLOCK
 command -v genromfs >/dev/null || die "genromfs not found (scripts/install-deps.sh)"
-expect=$(fix_expect "$fix" "${KMAPSTACK_ROMFS_EXPECT:-}") || exit 1
+expect=$(fix_expect "$fix" "$KMS_GUEST_OUT" "${KMAPSTACK_ROMFS_EXPECT:-}") || exit 1
 
 # The image: files of 1 to 3 pages and a partial last page, of known bytes
 mkdir -p "$base/src"

@@ -43,23 +43,6 @@ image_test_kernel() {
   KMAPSTACK_OUT=$KMS_GUEST_OUT scripts/build-kernel.sh x86_64   (make kernel-x86_64)"
 }
 
-# fix_expect FIX [EXPECT]: prints what an image test expects of the guest
-# kernel: "clean" when its source tree has FIX applied (git apply -R
-# --check), else "report"; EXPECT (report or clean), when given, instead.
-fix_expect() {
-	local fix=$1 expect=${2:-} src
-	src=$(readlink -f "$KMS_GUEST_OUT/source" 2>/dev/null || true)
-	if [ -z "$expect" ]; then
-		expect=report
-		if [ -n "$src" ] && (cd "$src" && git apply -R --check "$fix") 2>/dev/null; then
-			expect=clean
-		fi
-	fi
-	case "$expect" in report|clean) ;; *) die "the expectation must be report or clean, not '$expect'" ;; esac
-	info "kernel tree ${src:-?}: expecting $expect"
-	echo "$expect"
-}
-
 # image_test_run DIR FS MARK SCRIPT ARGS...: run an image test's guest
 # SCRIPT (output in DIR) with the guest kernel's modules staged in
 # DIR/stage when CONFIG_FS is a module (SCRIPT gets DIR/stage and the
