@@ -22,9 +22,10 @@
 #   3. make olddefconfig;
 #   4. verify: every fragment line is in .config, and Debian's core
 #      choices (preemption model, HZ, INIT_ON_ALLOC_DEFAULT_ON,
-#      INIT_ON_FREE_DEFAULT_ON, KFENCE, HIGHMEM64G, X86_PAE, PREEMPT_RT,
-#      SLUB, hardening) are what Debian's config says; the table of them is
-#      written to OUT/core-choices.txt.
+#      INIT_ON_FREE_DEFAULT_ON, KFENCE, HIGHMEM, HIGHMEM64G, X86_PAE,
+#      PREEMPT_RT, SLUB, hardening) are what Debian's config says, but for
+#      what the base no longer offers on x86-32 (the table below); the
+#      table of them is written to OUT/core-choices.txt.
 # Environment: KMAPSTACK_TREE (kernel tree, default build/world/linux).
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
@@ -85,6 +86,25 @@ esac
 frags=("$KMS_SCRIPTS/configs/world/common.config" "$KMS_SCRIPTS/configs/suites-$KMS_BASE_SERIES.config"
 	"$KMS_SCRIPTS/configs/world/$flavour.config")
 
+# Debian's 686-pae config is of 6.1. What later kernels no longer offer on
+# x86-32, and what takes its place (each checked in step 4):
+#   HIGHMEM64G          gone (6.15): a PAE kernel's highmem is HIGHMEM4G,
+#                       set here (else olddefconfig leaves HIGHMEM off)
+#   HIGHPTE             gone with it
+#   NR_CPUS             at most NR_CPUS_RANGE_END, 8 on x86-32
+#   PREEMPT_VOLUNTARY   not offered with ARCH_HAS_PREEMPT_LAZY: olddefconfig
+#                       takes PREEMPT_LAZY, as Debian's own 7.3 amd64 config
+gone=
+if [ "$flavour" = 686-pae ]; then
+	grep -q '^config HIGHMEM64G$' "$tree/arch/x86/Kconfig" || gone="$gone HIGHMEM64G"
+	grep -q '^config HIGHPTE$' "$tree/arch/x86/Kconfig" || gone="$gone HIGHPTE"
+	grep -q '^	depends on !ARCH_HAS_PREEMPT_LAZY$' "$tree/kernel/Kconfig.preempt" && gone="$gone PREEMPT_VOLUNTARY"
+	if [[ " $gone " == *" HIGHMEM64G "* ]] && grep -qx 'CONFIG_HIGHMEM64G=y' "$out/debian.config"; then
+		echo 'CONFIG_HIGHMEM4G=y' > "$out/upstream.config"
+		frags+=("$out/upstream.config")
+	fi
+fi
+
 # 1. modules off
 sed -E 's/^(CONFIG_[A-Za-z0-9_]+)=m$/# \1 is not set/' "$out/debian.config" > "$out/.config"
 # 2. fragments, 3. olddefconfig
@@ -110,7 +130,7 @@ while IFS= read -r line; do
 	esac
 done < <(cat "${frags[@]}")
 core='PREEMPT_NONE PREEMPT_VOLUNTARY PREEMPT PREEMPT_RT PREEMPT_DYNAMIC HZ INIT_ON_ALLOC_DEFAULT_ON
-INIT_ON_FREE_DEFAULT_ON KFENCE KFENCE_SAMPLE_INTERVAL HIGHMEM4G HIGHMEM64G X86_PAE HIGHPTE SLUB
+INIT_ON_FREE_DEFAULT_ON KFENCE KFENCE_SAMPLE_INTERVAL HIGHMEM HIGHMEM4G HIGHMEM64G X86_PAE HIGHPTE SLUB
 SLAB_FREELIST_HARDENED HARDENED_USERCOPY VMAP_STACK RANDOMIZE_BASE STACKPROTECTOR_STRONG
 TRANSPARENT_HUGEPAGE ZSWAP NR_CPUS'
 val() { local v; v=$(grep -E "^CONFIG_$1=" "$2" | cut -d= -f2-); echo "${v:-n}"; }
@@ -123,6 +143,22 @@ for s in $core; do
 	# rt: Debian builds it with the RT patch set, whose PREEMPT_LAZY the
 	# source package lacks; there PREEMPT_DYNAMIC depends on !PREEMPT_RT
 	[ "$flavour:$s" = rt:PREEMPT_DYNAMIC ] && continue
+	# 686-pae: gone from the tree (above), or replaced by what is checked
+	if [ "$a" != "$b" ] && [ "$flavour" = 686-pae ]; then
+		why=
+		case "$s" in
+		HIGHMEM64G) [[ " $gone " == *" HIGHMEM64G "* ]] && [ "$(val HIGHMEM4G "$out/.config")" = y ] &&
+			why="gone from this kernel: HIGHMEM4G=y with X86_PAE instead" ;;
+		HIGHMEM4G) [[ " $gone " == *" HIGHMEM64G "* ]] && [ "$(val HIGHMEM64G "$out/debian.config")" = y ] &&
+			why="set for Debian's HIGHMEM64G, gone from this kernel" ;;
+		HIGHPTE|PREEMPT_VOLUNTARY) [[ " $gone " == *" $s "* ]] && why="not offered by this kernel" ;;
+		NR_CPUS) [ "$b" -lt "$a" ] && [ "$b" = 8 ] && why="at most 8 on x86-32 in this kernel" ;;
+		esac
+		if [ -n "$why" ]; then
+			info "Debian core choice $s: $a -> $b ($why)"
+			continue
+		fi
+	fi
 	if [ "$a" != "$b" ]; then
 		printf '%s: Debian core choice %s changed: %s -> %s\n' "$KMS_PROG" "$s" "$a" "$b" >&2
 		bad=$((bad + 1))
