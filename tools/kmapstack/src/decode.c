@@ -9,16 +9,10 @@
 
 static const char *const ev_names[3] = { "kmap_push", "kmap_pop",
 					 "kmap_violation" };
+/* in the order of the DF_* fields */
 static const char *const field_names[DF_NR] = {
-	[DF_CALLER] = "caller",
-	[DF_ADDR] = "addr",
-	[DF_PFN] = "pfn",
-	[DF_DEPTH] = "depth",
-	[DF_CTX] = "ctx",
-	[DF_FLAGS] = "flags",
-	[DF_KIND] = "kind",
-	[DF_MAP_CALLER] = "map_caller",
-	[DF_TOP_CALLER] = "top_caller",
+	"caller", "addr", "pfn",	"depth",     "ctx",
+	"flags",  "kind", "map_caller", "top_caller"
 };
 
 /* the fields each event must have */

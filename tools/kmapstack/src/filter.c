@@ -63,19 +63,15 @@ static int add_comm(struct kms_filter *f, const char *s, size_t n)
 static int add_cpu(struct kms_filter *f, const char *s, size_t n)
 {
 	const char *dash = memchr(s, '-', n);
+	size_t k = dash ? (size_t)(dash - s) : n;
 	long a, b;
 
-	if (dash) {
-		if (number(s, (size_t)(dash - s), FILTER_MAX_CPUS - 1, &a) ||
-		    number(dash + 1, n - (size_t)(dash - s) - 1,
-			   FILTER_MAX_CPUS - 1, &b) ||
-		    b < a)
-			return -1;
-	} else {
-		if (number(s, n, FILTER_MAX_CPUS - 1, &a))
-			return -1;
-		b = a;
-	}
+	/* A-B, or A read twice */
+	if (number(s, k, FILTER_MAX_CPUS - 1, &a) ||
+	    number(dash ? dash + 1 : s, dash ? n - k - 1 : k,
+		   FILTER_MAX_CPUS - 1, &b) ||
+	    b < a)
+		return -1;
 	if (!f->cpus)
 		f->cpus = xcalloc(FILTER_MAX_CPUS / 8, 1);
 	for (long c = a; c <= b; c++)

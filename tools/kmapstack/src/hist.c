@@ -39,10 +39,8 @@ void hist_add(struct hist *h, uint64_t v)
 {
 	if (!h->b)
 		h->b = xcalloc(HIST_BUCKETS, sizeof(*h->b));
-	if (!h->count || v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
+	h->min = !h->count || v < h->min ? v : h->min;
+	h->max = v > h->max ? v : h->max;
 	h->count++;
 	h->sum += v;
 	h->b[hist_index(v)]++;
@@ -61,13 +59,9 @@ uint64_t hist_quantile(const struct hist *h, double q)
 		return h->max;
 	/* the smallest value with at least q * count values at or below */
 	rank = (uint64_t)ceil(q * (double)h->count);
-	if (!rank)
-		rank = 1;
-	for (i = 0; i < HIST_BUCKETS; i++) {
-		seen += h->b[i];
-		if (seen >= rank)
-			break;
-	}
+	rank = rank ? rank : 1;
+	for (i = 0; i < HIST_BUCKETS && (seen += h->b[i]) < rank; i++)
+		;
 	if (i >= HIST_BUCKETS)
 		return h->max;
 	v = hist_bucket_lo(i) + (hist_bucket_hi(i) - hist_bucket_lo(i)) / 2;

@@ -116,8 +116,7 @@ static int on_record(struct tep_event *event, struct tep_record *rec, int cpu,
 	c->info->records++;
 	c->held = xgrow(c->held, &c->capheld, c->nheld + 1, sizeof(*c->held));
 	c->held[c->nheld++] = (struct held_event){ ev, c->seq++ };
-	if (ev.ts > c->newest)
-		c->newest = ev.ts;
+	c->newest = ev.ts > c->newest ? ev.ts : c->newest;
 	return live_stop;
 }
 
@@ -230,14 +229,11 @@ int input_live(const struct live_opts *lo, struct replay *r,
 	}
 	tracefs_trace_on(live_instance);
 	if (lo->duration) {
-		struct itimerval it = { 0 };
-
-		it.it_value.tv_sec = (time_t)(lo->duration / 1000000000);
-		it.it_value.tv_usec =
-			(suseconds_t)(lo->duration % 1000000000 / 1000);
 		/* 1 us at least: a timer of 0 is none */
-		if (lo->duration < 1000)
-			it.it_value.tv_usec = 1;
+		long long us = lo->duration < 1000 ? 1 : lo->duration / 1000;
+		struct itimerval it = { .it_value = { us / 1000000,
+						      us % 1000000 } };
+
 		sigaction(SIGALRM,
 			  &(struct sigaction){ .sa_handler = on_signal }, NULL);
 		setitimer(ITIMER_REAL, &it, NULL);

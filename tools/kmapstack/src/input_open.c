@@ -18,8 +18,7 @@
 #include "progress.h"
 
 /* the first bytes of a trace.dat file (trace-cmd.dat(5)) */
-static const char tracedat_magic[] = { 0x17, 0x08, 0x44, 't', 'r',
-				       'a',  'c',  'i',	 'n', 'g' };
+static const char tracedat_magic[10] = "\x17\x08\x44tracing";
 static const char perf_magic[] = "PERFILE2";
 
 static int kind_of(const unsigned char *buf, size_t n)

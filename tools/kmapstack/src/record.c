@@ -83,8 +83,7 @@ static long buffer_kb(void)
 
 	if (low > 0 && (budget < 0 || low / 8 < budget))
 		budget = low / 8;
-	if (cpus < 1)
-		cpus = 1;
+	cpus = cpus < 1 ? 1 : cpus;
 	if (budget > 0 && budget / cpus < kb)
 		kb = budget / cpus;
 	return kb < REC_BUFFER_MIN_KB ? REC_BUFFER_MIN_KB : kb;

@@ -26,10 +26,9 @@ struct task {
 };
 
 /*
- * A kmap_violation event waiting for the kmap_pop that it reports, on the CPU
- * where the context that made it runs: an interrupt's stays on its CPU; a
- * task's is the task's, and moves with it (kmap_local leaves a task
- * preemptible while the report is printed on 64-bit).
+ * A kmap_violation event waiting for the kmap_pop it reports, on the CPU
+ * where its context runs: an interrupt's stays on its CPU; a task's moves
+ * with it (kmap_local leaves a task preemptible while it reports on 64-bit)
  */
 struct pending {
 	struct kms_event ev; /* its comm is not kept: see comm */
@@ -190,8 +189,7 @@ static int stack_real_entries(const struct kstack *s)
 static void stack_resync(struct kstack *s, int want)
 {
 	want = want < 0 ? 0 : want > MAX_RESYNC_DEPTH ? MAX_RESYNC_DEPTH : want;
-	if (s->n > want)
-		s->n = want;
+	s->n = s->n > want ? want : s->n;
 	if (s->n < want) {
 		int add = want - s->n;
 
@@ -608,12 +606,11 @@ static void do_pop(struct replay *r, const struct kms_event *ev, struct task *t,
 	 * were lost, is no violation.
 	 */
 	if (ev->pfn || unsynced) {
-		for (int j = s->n - 1; unsynced && j >= 0; j--) {
+		for (int j = s->n - 1; unsynced && j >= 0; j--)
 			if (s->e[j].placeholder) {
 				stack_remove(s, j);
 				break;
 			}
-		}
 		r->f->suppressed++;
 		cross_check(r, c, -1, 0, t, 1);
 	} else {

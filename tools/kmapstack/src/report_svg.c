@@ -19,14 +19,10 @@
 
 static void fmt_ns(char *buf, size_t n, double ns)
 {
-	if (ns >= 1e9)
-		snprintf(buf, n, "%.3gs", ns / 1e9);
-	else if (ns >= 1e6)
-		snprintf(buf, n, "%.3gms", ns / 1e6);
-	else if (ns >= 1e3)
-		snprintf(buf, n, "%.3gus", ns / 1e3);
-	else
-		snprintf(buf, n, "%.0fns", ns);
+	static const char *const unit[] = { "ns", "us", "ms", "s" };
+	int k = ns >= 1e9 ? 3 : ns >= 1e6 ? 2 : ns >= 1e3 ? 1 : 0;
+
+	snprintf(buf, n, k ? "%.3g%s" : "%.0f%s", ns / pow(1e3, k), unit[k]);
 }
 
 static void timeline(FILE *out, struct stats *st, int y0)
@@ -104,11 +100,9 @@ static void holds(FILE *out, struct stats *st, int y0)
 	for (int p = 0; p < POW2; p++) {
 		if (!bins[p])
 			continue;
-		if (p < lo)
-			lo = p;
+		lo = p < lo ? p : lo;
 		hi = p;
-		if (bins[p] > maxc)
-			maxc = bins[p];
+		maxc = bins[p] > maxc ? bins[p] : maxc;
 	}
 	if (hi < 0)
 		lo = hi = 10;
@@ -116,10 +110,8 @@ static void holds(FILE *out, struct stats *st, int y0)
 	lo = lo > 0 ? lo - 1 : 0;
 	hi = hi < POW2 - 1 ? hi + 1 : hi;
 	while (hi - lo + 1 < 12) {
-		if (lo > 0)
-			lo--;
-		if (hi - lo + 1 < 12 && hi < POW2 - 1)
-			hi++;
+		lo -= lo > 0;
+		hi += hi - lo + 1 < 12 && hi < POW2 - 1;
 	}
 	n = hi - lo + 1;
 	bw = (double)PLOT / n;

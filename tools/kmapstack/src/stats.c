@@ -43,8 +43,7 @@ static int trie_child(struct stats *s, int parent, int site)
 	uint64_t key;
 	int i;
 
-	if (parent < 0 || parent >= s->nnodes)
-		parent = 0;
+	parent = parent < 0 || parent >= s->nnodes ? 0 : parent;
 	key = (uint64_t)(unsigned int)parent << 32 | (unsigned int)site;
 	i = htab_get(&s->child_of, key);
 	if (i >= 0)
@@ -68,10 +67,8 @@ int stats_push(struct stats *s, int cpu, int site, int atomic, int depth,
 	s->pushes++;
 	if (ss) {
 		ss->maps++;
-		if (atomic)
-			ss->atomic++;
-		if (depth > ss->max_depth)
-			ss->max_depth = depth;
+		ss->atomic += !!atomic;
+		ss->max_depth = depth > ss->max_depth ? depth : ss->max_depth;
 	}
 	c->pushes++;
 	if (depth >= 0) {
@@ -93,10 +90,8 @@ static void heap_down(struct hold_rec *h, int n, int i)
 		int l = 2 * i + 1, r = l + 1, m = i;
 		struct hold_rec t;
 
-		if (l < n && h[l].ns < h[m].ns)
-			m = l;
-		if (r < n && h[r].ns < h[m].ns)
-			m = r;
+		m = l < n && h[l].ns < h[m].ns ? l : m;
+		m = r < n && h[r].ns < h[m].ns ? r : m;
 		if (m == i)
 			return;
 		t = h[i];
@@ -152,9 +147,8 @@ static int cmp_hold_desc(const void *a, const void *b)
 {
 	const struct hold_rec *x = a, *y = b;
 
-	if (x->ns != y->ns)
-		return x->ns < y->ns ? 1 : -1;
-	return (x->ts > y->ts) - (x->ts < y->ts);
+	return x->ns != y->ns ? (x->ns < y->ns ? 1 : -1) :
+				(x->ts > y->ts) - (x->ts < y->ts);
 }
 
 const struct hold_rec *stats_longest(struct stats *s, int *n)
@@ -221,8 +215,7 @@ void stats_nesting(struct stats *s, int cpu, unsigned long long ts, int total)
 	struct tl_bucket *tb;
 	unsigned long long b;
 
-	if (total > c->max_total)
-		c->max_total = total;
+	c->max_total = total > c->max_total ? total : c->max_total;
 	if (!s->tl_width) { /* the first event */
 		s->tl_t0 = ts;
 		s->tl_width = 1000;
@@ -239,13 +232,10 @@ void stats_nesting(struct stats *s, int cpu, unsigned long long ts, int total)
 		s->tl_lo = s->tl_t0 + b * s->tl_width;
 		s->tl_hi = s->tl_lo + s->tl_width;
 	}
-	if (s->tl_b + 1 > s->tl_used)
-		s->tl_used = s->tl_b + 1;
-	if (total > 65535)
-		total = 65535;
+	s->tl_used = s->tl_b + 1 > s->tl_used ? s->tl_b + 1 : s->tl_used;
+	total = total > 65535 ? 65535 : total;
 	tb = &c->tl[s->tl_b];
-	if (total > tb->max)
-		tb->max = (unsigned short)total;
+	tb->max = total > tb->max ? (unsigned short)total : tb->max;
 	tb->sum += (unsigned long long)total;
 	tb->n++;
 }
