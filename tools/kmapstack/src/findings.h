@@ -22,6 +22,7 @@ struct frame {
 	unsigned char ctx;
 	unsigned char flags;
 	unsigned char placeholder; /* mapped during lost events: unknown */
+	unsigned char unrec; /* made on the kernel's full stack: not recorded */
 	unsigned char marked; /* the entry the finding is about */
 };
 
@@ -79,6 +80,7 @@ struct findings {
 	long long replay_only;
 	long long kind_differs;
 	long long depth_mismatches;
+	long long overflow_explained; /* differences its overflow explains */
 	long long suppressed; /* would-be findings on unsynchronised stacks */
 	long long held_mappings; /* in the held_at_end findings, all of them */
 	unsigned int kinds; /* --kind: a bit per kind shown, 0: all */

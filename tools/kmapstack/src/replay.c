@@ -9,10 +9,15 @@
 #include "replay.h"
 #include "xalloc.h"
 
+#define KMS_STACK_SLOTS 16 /* the kernel's entries (ABI), then overflow */
+#define OVF_NOTE \
+	"explained by the kernel's overflow: while its stack is full (16 entries) it records no mapping and checks no unmap"
+
 struct kstack {
 	struct frame *e;
 	int n, cap;
 	int unsynced;
+	int kdepth; /* the kernel's: past KMS_STACK_SLOTS, not recorded */
 };
 
 struct task {
@@ -68,6 +73,7 @@ struct replay {
 	/* the event being replayed: its task and the context it runs in */
 	struct task *ev_task;
 	int ev_ctx;
+	int explains; /* the pop not checked, or its entry not recorded */
 };
 
 static struct cpu *grow_cpus(struct replay *r, int cpu)
@@ -202,6 +208,7 @@ static void stack_resync(struct kstack *s, int want)
 	}
 	if (!s->n)
 		s->unsynced = 0;
+	s->kdepth = s->n;
 }
 
 static void stack_unsync(struct replay *r, struct kstack *s, int gap)
@@ -364,6 +371,9 @@ static void kernel_only(struct replay *r, struct cpu *c,
 		x->uncertain = 1;
 		x->note =
 			"the replay had not synchronised this stack (start of trace or lost events)";
+	} else if (r->explains) {
+		r->f->overflow_explained++;
+		x->note = OVF_NOTE;
 	} else {
 		r->f->kernel_only++;
 		x->note = "kernel only: the replay found no violation here";
@@ -403,7 +413,10 @@ static void cross_check(struct replay *r, struct cpu *c, int idx,
 	k = pending_take(r, c, 0);
 	x = findings_get(r->f, idx);
 	if (k < 0) {
-		if (have_finding) {
+		if (have_finding && r->explains) {
+			r->f->overflow_explained++;
+			x->note = OVF_NOTE;
+		} else if (have_finding) {
 			r->f->replay_only++;
 			x->note = "replay only: no kmap_violation event";
 		}
@@ -420,8 +433,10 @@ static void cross_check(struct replay *r, struct cpu *c, int idx,
 	if (p.ev.kind == x->kind) {
 		r->f->agreed++;
 	} else {
-		r->f->kind_differs++;
-		x->note = "the kernel reported another kind";
+		r->f->kind_differs += !r->explains;
+		r->f->overflow_explained += r->explains;
+		x->note = r->explains ? OVF_NOTE :
+					"the kernel reported another kind";
 	}
 }
 
@@ -452,14 +467,14 @@ static void check_lower(struct replay *r, const struct kms_event *ev,
 		r->f->replay_only++;
 		x->note =
 			"replay only: the interrupt context ended holding mappings, without kmap_violation event or forced pop";
-		s->n = 0;
+		stack_resync(s, 0);
 	}
 }
 
 /* the stack as deep as the event says: else it is unsynchronised */
 static void check_depth(struct replay *r, struct kstack *s, int depth)
 {
-	if (!s->unsynced && s->n != depth) {
+	if (!s->unsynced && s->kdepth != depth) {
 		r->f->depth_mismatches++;
 		s->unsynced = 1;
 	}
@@ -480,6 +495,7 @@ static void do_push(struct replay *r, const struct kms_event *ev,
 
 	if (s->unsynced)
 		stack_resync(s, ev->depth - 1);
+	e.unrec = s->kdepth++ >= KMS_STACK_SLOTS;
 	parent = s->n ? s->e[s->n - 1].node : 0;
 	e.node = stats_push(r->st, ev->cpu, ev->caller,
 			    ev->flags & KMS_F_ATOMIC, s->n + 1, parent);
@@ -491,7 +507,7 @@ static void do_forced_pop(struct replay *r, const struct kms_event *ev,
 			  struct task *t, struct cpu *c)
 {
 	struct kstack *s = stack_of(t, c, ev->ctx);
-	int i = stack_find(s, ev->addr);
+	int i = stack_find(s, ev->addr), keep;
 	int k = pending_take(r, c, 1);
 	int key = ev->ctx ? -1000000 - ev->cpu : t->key;
 	/* a mapping the replay did not see: a placeholder */
@@ -504,9 +520,7 @@ static void do_forced_pop(struct replay *r, const struct kms_event *ev,
 	if (i >= 0) {
 		e = s->e[i];
 		record_hold(r, &e, ev, t);
-		stack_remove(s, i);
 	}
-	e.marked = 1;
 	/* a forced pop that does not go on with the leak reported last */
 	if (k >= 0 || !c->leak_active || c->leak_ctx != ev->ctx ||
 	    c->leak_key != key) {
@@ -520,7 +534,7 @@ static void do_forced_pop(struct replay *r, const struct kms_event *ev,
 				kind = p.ev.kind;
 		}
 		c->leak_idx = new_finding(r, kind, FS_REPLAY, ev, t, ev->ctx,
-					  ev->ctx, e.site, s->n + 1);
+					  ev->ctx, e.site, s->n + (i < 0));
 		x = findings_get(r->f, c->leak_idx);
 		if (k >= 0) {
 			x->source |= FS_KERNEL;
@@ -540,15 +554,29 @@ static void do_forced_pop(struct replay *r, const struct kms_event *ev,
 		}
 		if (i < 0 && !s->unsynced && !x->note)
 			x->note =
-				"the leaked mapping was not seen by the replay";
+				"the kernel also forgot a mapping that the replay saw unmapped";
 		if (s->unsynced)
 			x->uncertain = 1;
 		c->leak_active = 1;
 		c->leak_ctx = ev->ctx;
 		c->leak_key = key;
 	}
-	findings_get(r->f, c->leak_idx)->nleaked++;
-	findings_add_frame(r->f, c->leak_idx, &e);
+	/*
+	 * The kernel forgets its unrecorded mappings without an event; the
+	 * replay what is above the entry, and all when the kernel's is empty
+	 */
+	s->kdepth =
+		(s->kdepth < KMS_STACK_SLOTS ? s->kdepth : KMS_STACK_SLOTS) - 1;
+	x = findings_get(r->f, c->leak_idx);
+	if (i < 0 && s->unsynced)
+		stack_push(s, &e);
+	keep = !ev->depth && !s->unsynced ? 0 : i >= 0 ? i : s->n - s->unsynced;
+	while (s->n > keep) {
+		e = s->e[--s->n];
+		e.marked = 1;
+		x->nleaked++;
+		findings_add_frame(r->f, c->leak_idx, &e);
+	}
 	check_depth(r, s, ev->depth);
 }
 
@@ -559,6 +587,11 @@ static void do_pop(struct replay *r, const struct kms_event *ev, struct task *t,
 	int i = stack_find(s, ev->addr), k = cur, idx = -1, have = 0;
 	int unsynced = s->unsynced;
 
+	/* on a full stack the kernel checks nothing, it counts one less */
+	r->explains = s->kdepth > KMS_STACK_SLOTS || (i >= 0 && s->e[i].unrec);
+	if (s->kdepth > KMS_STACK_SLOTS ||
+	    (i >= 0 ? !s->e[i].unrec : !!ev->pfn))
+		s->kdepth--;
 	if (i >= 0 && i == s->n - 1) {
 		/* the normal case */
 		record_hold(r, &s->e[i], ev, t);
@@ -647,7 +680,7 @@ static void do_violation(struct replay *r, const struct kms_event *ev,
 	    (ev->kind == KMS_CROSS_CONTEXT && !ev->addr)) {
 		kernel_finding(r, c, ev, t->comm, t)->note =
 			ev->kind == KMS_OVERFLOW ?
-				"reported by the kernel only: the replay has no depth limit" :
+				"reported by the kernel only: it does not record the mapping, the replay does" :
 				"reported by the kernel only: a report, the stacks are unchanged";
 		return;
 	}
@@ -784,6 +817,7 @@ void replay_event(struct replay *r, const struct kms_event *ev)
 	}
 	stats_nesting(r->st, ev->cpu, ev->ts, nesting(t, c));
 out:
+	r->explains = 0; /* for the next event's reports, and lost events' */
 	c->last_task = t;
 	t->last_cpu = ev->cpu;
 	t->gap_gen = c->gap_gen;

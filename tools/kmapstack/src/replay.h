@@ -3,7 +3,8 @@
  * kmapstack: the replay of kmap_push/kmap_pop that rebuilds the kernel's
  * shadow stacks (one per task for task context, one per CPU for each
  * interrupt context), finds the violations on its own and cross-checks
- * them against the kernel's kmap_violation events.
+ * them against the kernel's kmap_violation events, knowing what the
+ * kernel does not check when its stack is full (16 entries, overflow).
  *
  * Events must come in timestamp order. A stack whose history is not fully
  * known (at the start of the trace, or after the ring buffer lost events on

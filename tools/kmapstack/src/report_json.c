@@ -190,10 +190,11 @@ void report_json(FILE *out, struct report_ctx *rc)
 		"}, \"not_shown\": %lld},\n"
 		"\"cross_check\": {\"agreed\": %lld, \"kernel_only\": %lld, "
 		"\"replay_only\": %lld, \"kind_differs\": %lld, "
-		"\"depth_mismatches\": %lld, \"suppressed\": %lld},\n"
-		"\"violations\": [",
+		"\"depth_mismatches\": %lld, \"suppressed\": %lld, "
+		"\"overflow_explained\": %lld},\n\"violations\": [",
 		f->dropped, f->agreed, f->kernel_only, f->replay_only,
-		f->kind_differs, f->depth_mismatches, f->suppressed);
+		f->kind_differs, f->depth_mismatches, f->suppressed,
+		f->overflow_explained);
 	jfindings(out, f, 0, rc->o->strict);
 	fprintf(out, "],\n\"held_at_end\": [");
 	jfindings(out, f, 1, rc->o->strict);

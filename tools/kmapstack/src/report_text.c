@@ -97,6 +97,8 @@ static void frames(FILE *out, const struct finding *x)
 			ts(out, fr->ts);
 			if (fr->flags & KMS_F_ATOMIC)
 				fprintf(out, " atomic");
+			if (fr->unrec)
+				fprintf(out, " (not recorded by the kernel)");
 		}
 		fprintf(out, "%s\n", fr->marked ? "  <- this one" : "");
 	}
@@ -240,9 +242,9 @@ static void cross(FILE *out, struct report_ctx *rc)
 
 	fprintf(out,
 		"\nCross-check with the kernel's kmap_violation events (%lld seen):\n"
-		"  agreed: %lld, kernel only: %lld, replay only: %lld, different kind: %lld\n",
+		"  agreed: %lld, kernel only: %lld, replay only: %lld, different kind: %lld; explained by the kernel's overflow: %lld\n",
 		f->kernel_events, f->agreed, f->kernel_only, f->replay_only,
-		f->kind_differs);
+		f->kind_differs, f->overflow_explained);
 	if (f->depth_mismatches)
 		fprintf(out,
 			"  %lld events had a depth field that disagreed with the replay (stacks resynchronised)\n",
@@ -365,6 +367,9 @@ static void summary(FILE *out, struct report_ctx *rc)
 	if (dis)
 		fprintf(out, "; %lld disagreement%s with the kernel", dis,
 			dis == 1 ? "" : "s");
+	if (f->overflow_explained)
+		fprintf(out, "; %lld explained by the kernel's stack overflow",
+			f->overflow_explained);
 	fprintf(out, "\n");
 }
 
