@@ -9,11 +9,8 @@
 
 static const char *const ev_names[3] = { "kmap_push", "kmap_pop",
 					 "kmap_violation" };
-/* in the order of the DF_* fields */
-static const char *const field_names[DF_NR] = {
-	"caller", "addr", "pfn",	"depth",     "ctx",
-	"flags",  "kind", "map_caller", "top_caller"
-};
+#define DEC_FIELD_NAME(e, name) #name,
+static const char *const field_names[DF_NR] = { DEC_FIELDS(DEC_FIELD_NAME) };
 
 /* the fields each event must have */
 static const unsigned int needed[3] = {

@@ -16,18 +16,19 @@
 #include "htab.h"
 #include "kms.h"
 
-enum dec_field {
-	DF_CALLER,
-	DF_ADDR,
-	DF_PFN,
-	DF_DEPTH,
-	DF_CTX,
-	DF_FLAGS,
-	DF_KIND,
-	DF_MAP_CALLER,
-	DF_TOP_CALLER,
-	DF_NR,
-};
+/* the events' fields: DF_CALLER... and their names (decode.c) */
+#define DEC_FIELDS(F)             \
+	F(CALLER, caller)         \
+	F(ADDR, addr)             \
+	F(PFN, pfn)               \
+	F(DEPTH, depth)           \
+	F(CTX, ctx)               \
+	F(FLAGS, flags)           \
+	F(KIND, kind)             \
+	F(MAP_CALLER, map_caller) \
+	F(TOP_CALLER, top_caller)
+#define DEC_FIELD_ENUM(e, name) DF_##e,
+enum dec_field { DEC_FIELDS(DEC_FIELD_ENUM) DF_NR };
 
 /* where a field is in a record: size 0, a field the event lacks */
 struct dec_at {

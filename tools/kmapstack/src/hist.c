@@ -60,8 +60,8 @@ uint64_t hist_quantile(const struct hist *h, double q)
 	/* the smallest value with at least q * count values at or below */
 	rank = (uint64_t)ceil(q * (double)h->count);
 	rank = rank ? rank : 1;
-	for (i = 0; i < HIST_BUCKETS && (seen += h->b[i]) < rank; i++)
-		;
+	for (i = 0; i < HIST_BUCKETS && seen + h->b[i] < rank; i++)
+		seen += h->b[i];
 	if (i >= HIST_BUCKETS)
 		return h->max;
 	v = hist_bucket_lo(i) + (hist_bucket_hi(i) - hist_bucket_lo(i)) / 2;

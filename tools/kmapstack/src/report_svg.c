@@ -110,8 +110,10 @@ static void holds(FILE *out, struct stats *st, int y0)
 	lo = lo > 0 ? lo - 1 : 0;
 	hi = hi < POW2 - 1 ? hi + 1 : hi;
 	while (hi - lo + 1 < 12) {
-		lo -= lo > 0;
-		hi += hi - lo + 1 < 12 && hi < POW2 - 1;
+		if (lo > 0)
+			lo--;
+		if (hi - lo + 1 < 12 && hi < POW2 - 1)
+			hi++;
 	}
 	n = hi - lo + 1;
 	bw = (double)PLOT / n;
