@@ -60,7 +60,12 @@ check_root() {
 	[ "$bad" = 0 ]
 }
 
+# /etc/mtab, which debootstrap's minbase leaves out: mkfs.nilfs2 refuses
+# to run without it ("cannot open /etc/mtab")
+ensure_mtab() { [ -e "$1/etc/mtab" ] || ln -s ../proc/self/mounts "$1/etc/mtab"; }
+
 if [ -f "$root/.kmapstack-root" ] && [ "$(cat "$root/.kmapstack-root")" = "$want" ]; then
+	ensure_mtab "$root"
 	check_root "$root" || die "$root is incomplete (remove it to make it again)"
 	info "$root is up to date ($(du -shx "$root" | cut -f1); made by debootstrap in $(cat "$root.seconds" 2>/dev/null || echo ?)s)"
 	exit 0
@@ -92,6 +97,7 @@ fi
 dt=$(( $(now) - t0 ))
 # the downloaded .debs are not needed in the guest
 rm -f "$new"/var/cache/apt/archives/*.deb
+ensure_mtab "$new"
 check_root "$new" || die "debootstrap succeeded, but $new lacks a tool the workload needs"
 dpkg-query --admindir="$new/var/lib/dpkg" -W -f='${Package} ${Version}\n' > "$root.packages" ||
 	die "dpkg-query --admindir=$new/var/lib/dpkg failed"
