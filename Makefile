@@ -28,7 +28,9 @@
 #   finds 6.12's out-of-order kunmap_local() in erofs lookups, kernel-fixes/),
 #   check-romfs (in check-guest), check-romfs-highmem (the romfs bug on an
 #   i386 HIGHMEM kernel: kmap_stack's report, or mainline's WARNING without
-#   the option; its own kernel build), check-live, check-postmortem, check-drgn (the drgn script without a
+#   the option; its own kernel build), check-gfs2-highmem (gfs2's metadata
+#   in highmem: the mount's oops on i386, or a clean mount with the fix; its
+#   own kernel build; not in make check), check-live, check-postmortem, check-drgn (the drgn script without a
 #   vmcore), check-tools, check-package (make install, the Debian package),
 #   check-suites (the kernel's own KUnit suites and crypto self-tests),
 #   check-tree (the kernel tree follows kernel-patch/ and the tarball),
@@ -77,7 +79,7 @@ endif
 	kernel-arm64 kunit-x86_64 kunit-i386 kunit-arm64 checkpatch bisect-build \
 	tools install uninstall check check-tools check-package check-event-formats-x86_64 \
 	check-event-formats-i386 update-event-formats check-module-x86_64 \
-	check-module-i386 check-module-arm64 check-guest check-erofs check-romfs check-romfs-highmem check-live \
+	check-module-i386 check-module-arm64 check-guest check-erofs check-romfs check-romfs-highmem check-gfs2-highmem check-live \
 	check-analyzer-x86_64 check-analyzer-i386 \
 	check-postmortem check-postmortem-i386 check-drgn check-suites check-tree check-deps check-lib check-static static-check check-mutants check-world demo bench bench-kernel bench-tools build-cross \
 	check-cross check-all crash clean
@@ -139,6 +141,9 @@ check-romfs: kernel-x86_64
 
 check-romfs-highmem:
 	bash scripts/test-romfs-highmem.sh
+
+check-gfs2-highmem:
+	bash scripts/test-gfs2-highmem.sh
 
 check-live: kernel-x86_64 tools
 	bash scripts/test-live.sh
