@@ -432,11 +432,12 @@ static void cross_check(struct replay *r, struct cpu *c, int idx,
 	x->kernel_kind = p.ev.kind;
 	if (p.ev.kind == x->kind) {
 		r->f->agreed++;
+	} else if (r->explains) {
+		r->f->overflow_explained++;
+		x->note = OVF_NOTE;
 	} else {
-		r->f->kind_differs += !r->explains;
-		r->f->overflow_explained += r->explains;
-		x->note = r->explains ? OVF_NOTE :
-					"the kernel reported another kind";
+		r->f->kind_differs++;
+		x->note = "the kernel reported another kind";
 	}
 }
 
