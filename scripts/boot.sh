@@ -120,12 +120,15 @@ else
 fi
 cmdline="$cmdline $cmdline_extra"
 
+# accel_arg ACCEL: QEMU's -accel value for ACCEL (TCG on one host thread,
+# or as KMAPSTACK_TCG_THREAD says)
+accel_arg() { if [ "$1" = tcg ]; then echo "tcg,thread=$tcg_thread"; else echo "$1"; fi; }
+
 # qemu_run ACCEL LOG TIMEOUT CMDLINE: run QEMU; returns its (or timeout's) status.
 qemu_run() {
 	local acc=$1 lg=$2 tmo=$3 cl=$4 rc=0
-	[ "$acc" != tcg ] || acc="tcg,thread=$tcg_thread"
 	local cmd=("$qemu" -nographic -no-reboot -monitor none
-		"${machine[@]}" -accel "$acc" -m "$mem" -smp "$smp_arg"
+		"${machine[@]}" -accel "$(accel_arg "$acc")" -m "$mem" -smp "$smp_arg"
 		-kernel "$kernel" "${initrd_arg[@]}" -append "$cl"
 		-chardev "stdio,id=con0,logfile=$lg"
 		-serial chardev:con0
@@ -165,7 +168,7 @@ auto) accel=$(probe_kvm) ;;
 *) die "bad --accel '$accel' (tcg, kvm or auto)" ;;
 esac
 
-info "booting $KMS_ARCH ($accel$([ "$accel" != tcg ] || echo ",thread=$tcg_thread"), -m $mem, -smp $smp, timeout ${timeout_s}s), log $log"
+info "booting $KMS_ARCH ($(accel_arg "$accel"), -m $mem, -smp $smp, timeout ${timeout_s}s), log $log"
 info "cmdline: $cmdline"
 t0=$(now)
 rc=0

@@ -261,6 +261,28 @@ build_kernel_variant() {
 		{ tail -n 30 "$log" >&2; die "build-kernel.sh $KMS_ARCH failed (log $log)"; }
 }
 
+# oops_in FILE: FILE (a console log) shows an oops, a BUG or a panic
+oops_in() {
+	grep -aqE 'BUG:|Oops|general protection|Kernel panic' "$1" 2>/dev/null
+}
+
+# boot_i386_image DIR KOUT TIMEOUT SCRIPT SRC:DST...: the i386 kernel built
+# in KOUT booted (3 GiB, real highmem; a panic allowed) with the busybox
+# initramfs DIR/initramfs.cpio, SCRIPT its /etc/kmapstack/run and each SRC
+# baked in at DST; the console in DIR/console.log, as text in
+# DIR/console.txt, boot.sh's own output in DIR/boot.log. Returns boot.sh's
+# status (124: the guest hung until TIMEOUT seconds).
+boot_i386_image() {
+	local dir=$1 kout=$2 timeout=$3 script=$4 rc=0
+	shift 4
+	KMAPSTACK_RUN=$script "$KMS_SCRIPTS/mkinitramfs.sh" "$dir/initramfs.cpio" i386 "$@" >/dev/null ||
+		die "mkinitramfs.sh failed"
+	"$KMS_SCRIPTS/boot.sh" i386 -k "$kout/$KMS_IMAGE" -i "$dir/initramfs.cpio" \
+		-l "$dir/console.log" -t "$timeout" -a "kunit.enable=0" --allow-panic > "$dir/boot.log" 2>&1 || rc=$?
+	console_text "$dir/console.log" > "$dir/console.txt"
+	return "$rc"
+}
+
 # report_sites [LOG]: for each kmap_stack report of a kernel log (its
 # timestamps and CRs dropped), one line: the site its title names, a tab,
 # its kind (the title's words before " in "), a tab, the sites of the

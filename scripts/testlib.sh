@@ -5,6 +5,9 @@
 #   ok NAME             one passing check:  "PASS NAME"
 #   nok NAME [DETAIL]   one failing check:  "FAIL NAME: DETAIL"
 #   check NAME CMD...   ok NAME if CMD succeeds, else nok NAME
+#   check_no_oops NAME FILE
+#                       ok NAME unless the console log FILE shows an oops
+#                       (lib.sh oops_in), else nok NAME naming FILE
 #   summary             print the closing line "N passed, N failed";
 #                       returns 1 if anything failed (end a script with it)
 #   read_counts FILE    the last closing line of FILE (a test script's log)
@@ -18,6 +21,9 @@ nok() { KMS_FAIL=$((KMS_FAIL + 1)); printf 'FAIL %s%s\n' "$1" "${2:+: $2}"; }
 check() {
 	local name=$1; shift
 	if "$@"; then ok "$name"; else nok "$name"; fi
+}
+check_no_oops() {
+	if oops_in "$2"; then nok "$1" "see $2"; else ok "$1"; fi
 }
 summary() {
 	echo "$KMS_PASS passed, $KMS_FAIL failed"

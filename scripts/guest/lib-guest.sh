@@ -60,11 +60,7 @@ image_test_run() {
 	"$KMS_SCRIPTS/guest-run.sh" -o "$dir" -k "$KMS_GUEST_OUT/arch/x86/boot/bzImage" -t 600 \
 		"$script" "$@" "$dir/stage" "$kver" || rc=$?
 	check "guest: $(basename "$script") ran to its end (exit 0)" [ "$rc" = 0 ]
-	if grep -aqE 'BUG:|Oops|general protection|Kernel panic' "$dir/console.log" 2>/dev/null; then
-		nok "guest: no oops" "see $dir/console.log"
-	else
-		ok "guest: no oops"
-	fi
+	check_no_oops "guest: no oops" "$dir/console.log"
 	sed -n "/$mark begin/,/$mark end/p" "$dir/dmesg.txt" 2>/dev/null > "$dir/marked.log"
 	check "kernel log: both markers ($mark begin, end)" \
 		bash -c "grep -q '$mark begin' '$dir/marked.log' && grep -q '$mark end' '$dir/marked.log'"
