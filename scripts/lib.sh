@@ -307,7 +307,7 @@ report_sites() {
 # report_sites' lines), prints how many are of a bug of the base kernel
 # (FILE, default scripts/world/known-bugs.txt) and the names of those bugs
 # ("3 BUG-1,BUG-2"). A line is a bug's when its site matches the bug's
-# regex, or when it is a depth or overflow report whose stack listing has
+# regex, or when it is a depth report whose stack listing has
 # more than half of its entries at the bug's site: the entries the bug left
 # behind filled the stack.
 known_bugs() {
@@ -315,8 +315,7 @@ known_bugs() {
 		{
 			b = ""
 			for (i = 1; i <= n && b == ""; i++) if ($1 ~ re[i]) b = name[i]
-			if (b == "" && ($2 == "more mappings than the real stack holds" ||
-					$2 == "stack overflow, mapping not recorded")) {
+			if (b == "" && $2 == "more mappings than the real stack holds") {
 				m = split($3, e, " ")
 				for (i = 1; i <= n && b == ""; i++) {
 					c = 0

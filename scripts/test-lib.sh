@@ -80,7 +80,7 @@ cat > "$scratch/sites.log" <<'EOT'
 [    5.000003] task stack of diff/347, depth 1, innermost first:
 [    5.000004]  #0: 0000000037dcb51f pfn 0xf118 kmap_local, 0 ms ago, at: romfs_read_folio+0x3e/0x110
 [    5.000005] CPU: 0 UID: 0 PID: 347 Comm: diff
-[    6.000001] WARNING: kmap_stack: stack overflow, mapping not recorded in copy_page_to_iter+0x81/0x150
+[    6.000001] WARNING: kmap_stack: more mappings than the real stack holds in copy_page_to_iter+0x81/0x150
 [    6.000002] task stack of diff/347, depth 3, innermost first:
 [    6.000003]  #2: 0000000037dcb51f pfn 0xf118 kmap_local, 0 ms ago, at: romfs_read_folio+0x3e/0x110
 [    6.000004]   romfs_read_folio+0x3e/0x110
@@ -96,12 +96,12 @@ cat > "$scratch/sites.log" <<'EOT'
 EOT
 same "report_sites: site, kind and the listing's sites of each report" \
 	"$(printf 'romfs_read_folio+0x98/0x110\tunmap of an address that is not mapped\tromfs_read_folio+0x3e/0x110
-copy_page_to_iter+0x81/0x150\tstack overflow, mapping not recorded\tromfs_read_folio+0x3e/0x110 romfs_read_folio+0x3e/0x110 zram_read_page+0x10/0x80
+copy_page_to_iter+0x81/0x150\tmore mappings than the real stack holds\tromfs_read_folio+0x3e/0x110 romfs_read_folio+0x3e/0x110 zram_read_page+0x10/0x80
 copy_page_to_iter+0x81/0x150\tmore mappings than the real stack holds\tromfs_read_folio+0x3e/0x110 ext4_find_entry+0x3e/0x110
 ext4_find_entry+0x9/0x20\tmismatched unmap (not the top of the stack)\tromfs_read_folio+0x3e/0x110')" \
 	report_sites "$scratch/sites.log"
 printf 'BUG-2\t^romfs_read_folio\\+\n' > "$scratch/known.txt"
-same "known_bugs: the bug's report and the overflow its entries fill, not the half-full or other-site ones" \
+same "known_bugs: the bug's report and the depth report its entries fill, not the half-full or other-site ones" \
 	"2 BUG-2" bash -c ". '$KMS_SCRIPTS/lib.sh'; report_sites '$scratch/sites.log' | known_bugs '$scratch/known.txt'"
 same "known_bugs: plain call sites, one a line" "1 BUG-2" \
 	bash -c ". '$KMS_SCRIPTS/lib.sh'; printf 'romfs_read_folio+0x98/0x110\ncopy_page_to_iter+0x81/0x150\n' | known_bugs '$scratch/known.txt'"

@@ -102,13 +102,6 @@ fi
 # A module whose init fails holding a mapping: named while its code exists
 expect leak_init_fail "title" "kmap_stack: mapping held by a module being removed in kmapbug_map_third+" "[kmapbug]"
 expect leak_init_fail "holder named" "held by insmod/"
-
-# kmap_stack.enabled=0: no report, and mainline's WARN_ON_ONCE() in
-# kunmap_local_indexed() is back for the unmap the shadow did not print
-expect_count reports_off "kmap_stack: " 0
-if grep -q '^CONFIG_HIGHMEM=y' "$out/.config"; then
-	expect reports_off "mainline's check warns" "kunmap_local_indexed+"
-fi
 # A second boot with kmap_stack.stack_traces=0 on the command line: the
 # parameter reads N and the wrong_order report has no stacks
 if [ "$traces" = 1 ]; then

@@ -35,12 +35,11 @@ MUTANTS = {
 	WRITE_ONCE(ks->depth, depth + 1);
 
 	if (unlikely(kmap_stack_total(ctx)""")],
-    "oops": [("mm/kmap_stack/leak.c", """	struct kmap_stack *ks = &current->kmap_stack;
+    "oops": [("mm/kmap_stack/core.c", """	struct kmap_stack *ks = &current->kmap_stack;
 
 	ks->overflow = 0;
 	WRITE_ONCE(ks->depth, 0);
-}""", """	kmap_stack_check(KMAP_STACK_LEAK_EXIT, KMAP_STACK_CTX_TASK, 0, NULL,
-			 _RET_IP_);
+}""", """	kmap_stack_check(KMAP_STACK_LEAK_EXIT, KMAP_STACK_CTX_TASK);
 }""")],
     "cross": [("mm/kmap_stack/core.c", """		r.kind = KMAP_STACK_CROSS_CONTEXT;
 		r.entry_ks = other;
