@@ -127,7 +127,7 @@ workload() {
 	rm -rf "$run" && mkdir -p "$run/mods"
 	mods=$KMS_BUILD/world/suites-$f-kms/stage/lib/modules/$kver
 	find "$mods" -name '*.ko' -exec cp {} "$run/mods/" \;
-	cp "$KMS_SCRIPTS/world/tcrypt-specs.txt" "$run/mods/"
+	cp "$KMS_SCRIPTS/world/tcrypt-specs.txt" "$KMS_SCRIPTS/world/kunit-suites.txt" "$run/mods/"
 	# (in the run directory: the i386 root has no copy of the scripts)
 	cp "$KMS_SCRIPTS/world/workload-guest.sh" "$KMS_SCRIPTS/world/ktls.py" "$run/"
 	# The recorder at nice -10 and spared by the OOM killer (-1000), the

@@ -52,14 +52,14 @@ out=${KMAPSTACK_OUT:-$KMS_OUT}
 dir=${KMAPSTACK_SUITES_DIR:-$KMS_BUILD/suites-$arch}
 cmdline=${KMAPSTACK_SUITES_CMDLINE-init_on_alloc=1}
 frags=("$KMS_SCRIPTS/configs/suites.config" "$KMS_SCRIPTS/configs/suites-$KMS_BASE_SERIES.config")
-# KUnit test modules and their suites; the last two only where built
-# (the check-world kernels)
-kunit_mods="kunit_iov_iter memcpy_kunit usercopy_kunit"
-# (ext4's: ext4-inode-test.ko on 6.12, ext4-test.ko with four suites on 7.3)
-declare -A suite_of=([kunit_iov_iter]=iov_iter [memcpy_kunit]=memcpy [usercopy_kunit]=usercopy
-	[ext4-inode-test]=ext4_inode_test
-	[ext4-test]="ext4_inode_test ext4_mballoc_test ext4_extents_test ext4_hash"
-	[fat_test]=fat_test)
+# KUnit test modules and their suites (scripts/world/kunit-suites.txt,
+# which the world guest reads too); the optional ones only where built
+kunit_mods= kunit_optional=
+declare -A suite_of=()
+while read -r m s; do
+	case "$m" in *\?) kunit_optional="$kunit_optional ${m%\?}" ;; *) kunit_mods="$kunit_mods $m" ;; esac
+	suite_of[${m%\?}]=$s
+done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$KMS_SCRIPTS/world/kunit-suites.txt")
 # tcrypt.ko arguments, one run each (comments and blank lines dropped)
 mapfile -t tcrypt_specs < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$KMS_SCRIPTS/world/tcrypt-specs.txt")
 
@@ -107,7 +107,7 @@ have() { grep -qx "$1" <<<"$(printf '%s\n' "${all[@]}")"; }
 for m in $kunit_mods tcrypt; do
 	have "$m" || die "module $m.ko was not built"
 done
-for m in ext4-inode-test ext4-test fat_test; do
+for m in $kunit_optional; do
 	if have "$m"; then kunit_mods="$kunit_mods $m"; fi
 done
 kunit_suites=
