@@ -36,7 +36,7 @@
 #   check-tree (the kernel tree follows kernel-patch/ and the tarball),
 #   check-deps (the set-up goes on past a failed apt-get update),
 #   check-lib (the harness's log readers);
-#   make check-mutants: the KUnit cases fail on the first series' state bugs
+#   make check-mutants: the KUnit cases fail on the earlier series' bugs
 #   (scripts/mutants/v1.py; not in make check);
 #   make check-world: Debian's configs under a real workload (docs/real-world.md);
 #   make check-postmortem-i386: the crash extension on an i386 HIGHMEM vmcore

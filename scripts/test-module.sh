@@ -100,8 +100,8 @@ else
 	nok "$arch double_unmap: real state" "'${line:-no state line}'"
 fi
 # A module whose init fails holding a mapping: named while its code exists
-expect leak_init_fail "title" "kmap_stack: mapping held by a module being removed in kmapbug_map_third+" "[kmapbug]"
-expect leak_init_fail "holder named" "held by insmod/"
+expect leak_init_fail "title" "kmap_stack: mapping held as a module goes away in kmapbug_map_third+" "[kmapbug]"
+expect leak_init_fail "holder named" "while insmod/"
 # A second boot with kmap_stack.stack_traces=0 on the command line: the
 # parameter reads N and the wrong_order report has no stacks
 if [ "$traces" = 1 ]; then

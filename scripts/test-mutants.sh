@@ -1,9 +1,9 @@
 #!/bin/bash
 # test-mutants.sh          ('make check-mutants'; x86_64, ~3 min a mutant warm)
 #
-# The KUnit cases written for the first series' state bugs must fail on
+# The KUnit cases written for the earlier series' bugs must fail on
 # those bugs.  For each mutant of scripts/mutants/v1.py (nested, oops,
-# cross: the first series' code shape put back into the current series),
+# cross, nmi: an earlier series' code shape put back into the current one),
 # build a copy of the tree with it (build/mutants/linux, build/mutants/
 # out-x86_64; the compiler cache makes that one file and a link), boot
 # the KUnit suite (run-kunit.sh x86_64, panic_on_warn=1, init_on_alloc=1),
@@ -13,6 +13,7 @@
 #           or kmst_nested_in_trace failing
 #   oops    kmst_oops_exit failing
 #   cross   kmst_cross_context failing
+#   nmi     kmst_leak_nmi failing
 # then the same tree without a mutant: the suite passes.  Ends with
 # "N passed, N failed".
 set -euo pipefail
@@ -54,6 +55,7 @@ mutant() {
 mutant nested 'kmap_stack: unmap of an address that is not mapped|FAILED: kmap_stack[a-z_/]*/kmst_nested_in_trace'
 mutant oops 'FAILED: kmap_stack[a-z_/]*/kmst_oops_exit'
 mutant cross 'FAILED: kmap_stack[a-z_/]*/kmst_cross_context'
+mutant nmi 'FAILED: kmap_stack[a-z_/]*/kmst_leak_nmi'
 git -C "$tree" checkout -q -- mm
 suite none
 check "no mutant: the KUnit run passes" test "$rc" = 0

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""v1.py TREE NAME: put one of the first series' state bugs back into TREE.
+"""v1.py TREE NAME: put one of the earlier series' bugs back into TREE.
 
-Each mutant restores the shape of code the first version of the series had,
+Each mutant restores the shape of code an earlier version of the series had,
 on the current series' source, so that the KUnit case written for that bug
 can be seen to fail (scripts/test-mutants.sh). A mutant whose code is no
 longer found in the tree is an error: the series changed, update it here.
@@ -15,6 +15,8 @@ longer found in the tree is an error: the series changed, update it here.
           misleading report) instead of having its shadow forgotten
   cross   an interrupt unmapping what the context it interrupted mapped
           removed the entry from that context's stack
+  nmi     (third series) the end of an NMI was not checked: a mapping an
+          NMI handler leaked was reported by nothing
 """
 import sys
 
@@ -51,6 +53,9 @@ MUTANTS = {
 		r.entry_ctx = c;
 		kmap_stack_report(&r);
 		kmap_stack_remove(other, i);""")],
+    "nmi": [("mm/kmap_stack/core.c", """	/* No NMI runs on this CPU now: what its stack holds, one leaked */
+	kmap_stack_check(KMAP_STACK_LEAK_NMI, KMAP_STACK_CTX_NMI);
+""", "")],
 }
 
 
