@@ -38,6 +38,9 @@
 #   check-lib (the harness's log readers);
 #   make check-mutants: the KUnit cases fail on the earlier series' bugs
 #   (scripts/mutants/v1.py; not in make check);
+#   make check-syzkaller: syzkaller's console parser titles every report of
+#   make check's logs by its kind and culprit (scripts/syzkaller/; not in
+#   make check);
 #   make check-world: Debian's configs under a real workload (docs/real-world.md);
 #   make check-postmortem-i386: the crash extension on an i386 HIGHMEM vmcore
 #   (a crash for target=X86, a debug-info kernel; not in make check);
@@ -81,7 +84,7 @@ endif
 	check-event-formats-i386 update-event-formats check-module-x86_64 \
 	check-module-i386 check-module-arm64 check-guest check-erofs check-romfs check-romfs-highmem check-gfs2-highmem check-live \
 	check-analyzer-x86_64 check-analyzer-i386 \
-	check-postmortem check-postmortem-i386 check-drgn check-suites check-tree check-deps check-lib check-static static-check check-mutants check-world demo bench bench-kernel bench-tools build-cross \
+	check-postmortem check-postmortem-i386 check-drgn check-suites check-tree check-deps check-lib check-static static-check check-mutants check-syzkaller check-world demo bench bench-kernel bench-tools build-cross \
 	check-cross check-all crash clean
 
 all: tools
@@ -202,6 +205,9 @@ check-lib:
 
 check-mutants:
 	bash scripts/test-mutants.sh
+
+check-syzkaller:
+	bash scripts/test-syzkaller.sh
 
 # findings are data: exit 0 whatever is found, 2 on a usage error
 static-check:
