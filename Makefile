@@ -37,7 +37,7 @@
 #   check-deps (the set-up goes on past a failed apt-get update),
 #   check-lib (the harness's log readers);
 #   make check-mutants: the KUnit cases fail on the earlier series' bugs
-#   (scripts/mutants/v1.py; not in make check);
+#   (scripts/mutants/earlier-bugs.py; not in make check);
 #   make check-syzkaller: syzkaller's console parser titles every report of
 #   make check's logs by its kind and culprit (scripts/syzkaller/; not in
 #   make check);

@@ -2,7 +2,7 @@
 # test-mutants.sh          ('make check-mutants'; x86_64, ~3 min a mutant warm)
 #
 # The KUnit cases written for the earlier series' bugs must fail on
-# those bugs.  For each mutant of scripts/mutants/v1.py (nested, oops,
+# those bugs.  For each mutant of scripts/mutants/earlier-bugs.py (nested, oops,
 # cross, nmi: an earlier series' code shape put back into the current one),
 # build a copy of the tree with it (build/mutants/linux, build/mutants/
 # out-x86_64; the compiler cache makes that one file and a link), boot
@@ -45,7 +45,7 @@ suite() {
 mutant() {
 	local m=$1 want=$2
 	git -C "$tree" checkout -q -- mm
-	"$KMS_SCRIPTS/mutants/v1.py" "$tree" "$m" || { nok "mutant $m: applied"; return; }
+	"$KMS_SCRIPTS/mutants/earlier-bugs.py" "$tree" "$m" || { nok "mutant $m: applied"; return; }
 	suite "$m"
 	check "mutant $m: the KUnit run fails (status $rc)" test "$rc" != 0
 	check "mutant $m: where it should ($want)" \

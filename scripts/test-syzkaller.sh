@@ -20,14 +20,14 @@ set -euo pipefail
 case "${1:-}" in -h|--help) kms_help; exit 0 ;; esac
 
 dir=$KMS_BUILD/syzkaller
-[ -x "$dir/kmapparse" ] && [ "$dir/kmapparse" -nt "$KMS_SCRIPTS/syzkaller/kmapparse.go" ] ||
+[ -x "$dir/kmapparse" ] && [ -z "$(find "$KMS_SCRIPTS/syzkaller" -newer "$dir/kmapparse")" ] ||
 	"$KMS_SCRIPTS/syzkaller/build.sh" "$dir"
 info "syzkaller $(cut -c1-12 "$dir/syzkaller.commit")"
 
 # parse LOG ARCH [-strip-step]: the checks above on one log
 parse() {
 	local log=$KMS_BUILD/$1 name=$1 out n bad
-	[ -f "$log" ] || { info "$name: not there (skipped: make check makes it)"; return 0; }
+	[ -f "$log" ] || { nok "$name" "not there: run make check first"; return 0; }
 	out=$dir/$(tr / _ <<<"$name").parse
 	"$dir/kmapparse" -arch "$2" ${3:-} "$log" > "$out"
 	n=$(grep -c '^  kmap_stack @line' "$out" || true)
@@ -61,6 +61,6 @@ if [ -f "$initrd" ]; then
 	check "panic_on_warn=1: the first report panics" grep -q "Kernel panic - not syncing: kmap_stack" "$log"
 	parse "${log#"$KMS_BUILD"/}" amd64 -strip-step
 else
-	info "$initrd: not there (make check-module-x86_64 makes it): no panic_on_warn boot"
+	nok "panic_on_warn=1" "$initrd not there: run make check first"
 fi
 summary

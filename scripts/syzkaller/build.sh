@@ -18,7 +18,7 @@ dir=$(realpath -m "$1") here=$KMS_SCRIPTS/syzkaller
 git=${KMAPSTACK_SYZKALLER_GIT:-/work/.mirror/google+syzkaller/repo}
 export PATH=/usr/lib/go-1.26/bin:$PATH GOTOOLCHAIN=local GOPROXY=off GOTELEMETRY=off GOFLAGS=-mod=vendor
 [ -d "$git" ] || die "no syzkaller repository at $git (set KMAPSTACK_SYZKALLER_GIT to a clone of github.com/google/syzkaller)"
-command -v go >/dev/null || apt_install golang-1.26-go
+[ -x /usr/lib/go-1.26/bin/go ] || apt_install golang-1.26-go
 apt_install golang-golang-x-sys-dev golang-github-ianlancetaylor-demangle-dev \
 	golang-github-prometheus-client-golang-dev golang-github-vividcortex-gohistogram-dev
 mkdir -p "$dir"

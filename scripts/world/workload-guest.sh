@@ -60,16 +60,20 @@ stats start
 # last line of its debugfs results, "ok 1 SUITE" or "not ok 1 SUITE")
 kunit() {
 	local m s r bad=0 suites=
-	# (kunit-suites.txt: MODULE SUITE..., '?' where only some kernels
-	# build it; a file, not <(...), as for tcrypt below)
+	# (kunit-suites.txt: MODULE SUITE...; a file, not <(...), as for
+	# tcrypt below)
 	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$mods/kunit-suites.txt" > kunit.list
 	while read -r m s; do
-		if [ ! -f "$mods/${m%\?}.ko" ]; then
-			case "$m" in *\?) continue ;; esac
-			echo "missing $m.ko"; return 1
-		fi
+		[ -f "$mods/${m%\?}.ko" ] || continue
 		insmod "$mods/${m%\?}.ko" || return 1
 		suites="$suites $s"
+	done < kunit.list
+	# these kernels build them all: one may be missing only if marked '?'
+	# and another module gave its first suite (ext4's, one per base)
+	while read -r m s; do
+		[ ! -f "$mods/${m%\?}.ko" ] || continue
+		case "$m" in *\?) case "$suites " in *" ${s%% *} "*) continue ;; esac ;; esac
+		echo "missing ${m%\?}.ko"; return 1
 	done < kunit.list
 	for s in $suites; do
 		r=/sys/kernel/debug/kunit/$s/results

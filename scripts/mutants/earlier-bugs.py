@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""v1.py TREE NAME: put one of the earlier series' bugs back into TREE.
+"""earlier-bugs.py TREE NAME: put one of the earlier series' bugs back into TREE.
 
 Each mutant restores the shape of code an earlier version of the series had,
 on the current series' source, so that the KUnit case written for that bug
@@ -61,15 +61,15 @@ MUTANTS = {
 
 def main():
     if len(sys.argv) != 3 or sys.argv[2] not in MUTANTS:
-        sys.exit("usage: v1.py TREE %s" % "|".join(MUTANTS))
+        sys.exit("usage: earlier-bugs.py TREE %s" % "|".join(MUTANTS))
     tree, name = sys.argv[1], sys.argv[2]
     for path, old, new in MUTANTS[name]:
         p = "%s/%s" % (tree, path)
         with open(p) as f:
             s = f.read()
         if s.count(old) != 1:
-            sys.exit("v1.py: mutant %s: its code is not found once in %s "
-                     "(the series changed: update scripts/mutants/v1.py)"
+            sys.exit("earlier-bugs.py: mutant %s: its code is not found once in %s "
+                     "(the series changed: update scripts/mutants/earlier-bugs.py)"
                      % (name, path))
         with open(p, "w") as f:
             f.write(s.replace(old, new))
