@@ -38,7 +38,9 @@
 #   'maps'), for KMAPSTACK_WORLD_UNTRACED_SECONDS at most (default 7200);
 #   their reports and failed phases count as the traced run's,
 #   KMAPSTACK_WORLD_PHASES=REGEX (only the workload phases it names,
-#   scripts/world/workload-guest.sh), KMAPSTACK_WORLD_NOKMS=0 (no nokms part; =only: the nokms part alone,
+#   scripts/world/workload-guest.sh), KMAPSTACK_WORLD_SKIP=REGEX (the
+#   phases left out; default on 686-pae: gfs2, whose mount oopses there on
+#   the base kernel's BUG-3, see kernel-fixes/; '' runs it), KMAPSTACK_WORLD_NOKMS=0 (no nokms part; =only: the nokms part alone,
 #   the flavour's other figures kept), KMAPSTACK_WORLD_NO_BUILD=1 (use the built
 #   kernels), KMAPSTACK_WORLD_DOC (default docs/real-world.md; '' for none),
 #   KMAPSTACK_TREE (default build/world/linux).
@@ -110,6 +112,7 @@ suites() {
 # host's root; 686-pae: the i386 root)
 workload() {
 	local f=$1 out=$2 run t0 rc=0 kver mods crc=0 nrep groot=() mem=2G bufkb=65536
+	local skip=${KMAPSTACK_WORLD_SKIP:-} why="KMAPSTACK_WORLD_SKIP"
 	run=$KMS_BUILD/world/run-$f
 	if [ "$f" = 686-pae ]; then
 		local root=$KMS_BUILD/world/root-i386
@@ -120,6 +123,8 @@ workload() {
 		rec "$f" workload.root "Debian bookworm i386 (debootstrap), $(wc -l < "$root.packages") packages, $(du -smx "$root" | cut -f1) MiB"
 		# (the ring buffer is lowmem on i386: 896 MiB of the 3 GiB)
 		groot=(--arch i386 --root "$root") mem=3G bufkb=49152
+		skip=${KMAPSTACK_WORLD_SKIP-gfs2}
+		why="the base kernel's BUG-3 (gfs2 metadata in highmem) oopses at its mount; fix in kernel-fixes/, test: make check-gfs2-highmem"
 	else
 		rec "$f" workload.root "the host's"
 	fi
@@ -139,14 +144,15 @@ cd $run
 echo -1000 > /proc/self/oom_score_adj
 nice -n -10 trace-cmd record -q -e kmap_stack -b $bufkb -o $run/trace.dat \\
 	nice -n 10 /bin/bash -c 'echo 0 > /proc/self/oom_score_adj; "\$@"; echo \$? > $run/workload.status' workload \\
-	/usr/bin/env WORLD_PHASES='${KMAPSTACK_WORLD_PHASES:-}' /bin/bash $run/workload-guest.sh $run/mods $secs
+	/usr/bin/env WORLD_PHASES='${KMAPSTACK_WORLD_PHASES:-}' WORLD_SKIP='$skip' WORLD_SKIP_WHY="$why" \\
+	/bin/bash $run/workload-guest.sh $run/mods $secs
 [ -f $run/trace.dat ] || { echo "no trace.dat" >&2; exit 1; }
 # untraced rounds: up to $maps_goal mappings since boot, $usecs s at most
 n=0 end=\$((SECONDS + $usecs))
 while m=\$(awk '\$1 == "maps:" {print \$2}' /sys/kernel/debug/kmap_stack/stats) &&
 	[ "\${m:-0}" -lt $maps_goal ] && [ \$SECONDS -lt \$end ]; do
 	n=\$((n + 1))
-	WORLD_UNTRACED=\$n WORLD_PHASES='${KMAPSTACK_WORLD_PHASES:-}' /bin/bash $run/workload-guest.sh $run/mods $secs
+	WORLD_UNTRACED=\$n WORLD_PHASES='${KMAPSTACK_WORLD_PHASES:-}' WORLD_SKIP='$skip' /bin/bash $run/workload-guest.sh $run/mods $secs
 done
 exit \$(cat $run/workload.status 2>/dev/null || echo 99)
 EOF
@@ -161,8 +167,9 @@ EOF
 	grep -E '^world\| ' "$res/$f-workload.log" | sed 's/^/  /'
 	[ "$rc" = 0 ] && ok "$f workload: every phase passed" ||
 		nok "$f workload: status $rc ($(grep -ao 'failed phases: [0-9]*' "$res/$f-workload.log" | tail -n 1); see $run/console.log)"
-	rec "$f" workload.phases "$(grep -aoE 'world\| phase [a-z0-9-]+ status=[0-9]+ seconds=[0-9]+' "$res/$f-workload.log" |
-		awk '!seen[$3]++ {split($4,s,"="); split($5,t,"="); printf "%s%s %ss%s", sep, $3, t[2], (s[2]=="0"?"":" FAILED"); sep=", "}')"
+	rec "$f" workload.phases "$(grep -aoE 'world\| phase [a-z0-9-]+ (status=[0-9]+ seconds=[0-9]+|skipped)' "$res/$f-workload.log" |
+		awk '!seen[$3]++ {if ($4 == "skipped") {printf "%s%s skipped", sep, $3; sep=", "; next}
+			split($4,s,"="); split($5,t,"="); printf "%s%s %ss%s", sep, $3, t[2], (s[2]=="0"?"":" FAILED"); sep=", "}')"
 	# last_count REGEX: the number ending the last line of the guest's
 	# output that matches REGEX (the counts only grow)
 	last_count() { grep -aoE "$1 [0-9]+" "$res/$f-workload.log" | awk '{print $NF}' | tail -n 1; }

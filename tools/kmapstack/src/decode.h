@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kmapstack: decoding of kmap_stack records with libtraceevent, shared by
- * the trace.dat and the live inputs. Field offsets and sizes come from the
- * event formats of the trace (or of the running kernel), never from here;
- * they are copied once into a compact layout that the decoding of each
- * record reads without going back to libtraceevent: the process that
- * replays a trace.dat has no tep handle (the trace libraries run in a
- * child), so tep_read_number_field() cannot serve it.
+ * kmapstack: decoding of kmap_stack records, shared by the trace.dat and
+ * the live inputs. Field offsets and sizes come from the event formats of
+ * the trace (or of the running kernel), copied once into a compact layout:
+ * the process that replays a trace.dat has no tep handle (the libraries
+ * run in a child), so tep_read_number_field() cannot serve it.
  */
 #ifndef KMS_DECODE_H
 #define KMS_DECODE_H
@@ -77,11 +75,10 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, char *err,
 int decoder_decode(struct decoder *d, struct tep_record *rec,
 		   struct kms_event *ev);
 /*
- * The same in steps, for a record decoded partly here and partly in
- * another process: which event (decoder_kind(): 0 push, 1 pop,
- * 2 violation; -1 none of them, -2 a record too short for its event), its
- * pid, its call sites; then, from the layout alone, the other fields
- * (dec_fields(): 0, or -1 for a malformed record).
+ * The same in steps, partly in another process: the event (decoder_kind():
+ * 0 push, 1 pop, 2 violation; -1 none, -2 too short for its event), pid,
+ * call sites; then, from the layout alone, the other fields (dec_fields():
+ * 0, or -1 for a malformed record).
  */
 int dec_fields(const struct dec_layout *l, int e, const void *data,
 	       struct kms_event *ev);
@@ -154,10 +151,9 @@ static inline int decoder_pid(struct decoder *d, struct tep_record *rec)
 	return tep_data_pid(d->tep, rec);
 }
 
-/* the call site of a kernel address, named as %pS prints it */
+/* the call site of a kernel address, as %pS names it; Fibonacci hashing */
 static inline int decoder_site(struct decoder *d, unsigned long long addr)
 {
-	/* Fibonacci hashing: the high bits of the product */
 	unsigned int r = (unsigned int)((addr * 0x9e3779b97f4a7c15ULL) >> 54);
 
 	_Static_assert(DEC_RECENT == 1 << 10, "the hash gives 10 bits");
@@ -171,7 +167,10 @@ static inline int decoder_site(struct decoder *d, unsigned long long addr)
 static inline int decoder_site_of(struct decoder *d, int e, const void *data,
 				  int field)
 {
-	return decoder_site(d, dec_rd(&d->l, &d->l.ev[e].f[field], data));
+	const struct dec_at *at = &d->l.ev[e].f[field];
+
+	return at->size ? decoder_site(d, dec_rd(&d->l, at, data)) :
+			  KMS_NO_SITE;
 }
 
 void decoder_free(struct decoder *d);
