@@ -23,8 +23,7 @@ struct dat_stream {
 	struct progress prog;
 	/* the child's sites: below base as here at the fork, then mapped */
 	int base;
-	int *site_map;
-	int nmap, cap_map;
+	int *site_map, nmap, cap_map;
 	struct dec_layout layout;
 	int have_layout;
 	long long bad; /* records found malformed here */
