@@ -62,7 +62,7 @@ check_root() {
 
 # /etc/mtab, which debootstrap's minbase leaves out: mkfs.nilfs2 refuses
 # to run without it ("cannot open /etc/mtab")
-ensure_mtab() { [ -e "$1/etc/mtab" ] || ln -s ../proc/self/mounts "$1/etc/mtab"; }
+ensure_mtab() { [ -e "$1/etc/mtab" ] || [ -L "$1/etc/mtab" ] || ln -s ../proc/self/mounts "$1/etc/mtab"; }
 
 if [ -f "$root/.kmapstack-root" ] && [ "$(cat "$root/.kmapstack-root")" = "$want" ]; then
 	ensure_mtab "$root"
