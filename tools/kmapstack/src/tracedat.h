@@ -20,9 +20,10 @@
  * process in turn; on one pipe it says that a buffer is full (struct
  * wire_full), and it fills a buffer again only when this process has given
  * it back, a byte on the other pipe. A buffer holds whole messages, each a
- * head and len bytes. The reader checks every length, index and field
- * before use.
+ * head and len bytes, at multiples of 8 bytes. The reader checks every
+ * length, index and field before use.
  */
+#define WIRE_ALIGN(n) (((n) + 7) & ~(size_t)7)
 enum wire_type {
 	W_REC = 1, /* struct wire_rec, then the record's first size bytes */
 	W_LAYOUT, /* struct dec_layout */

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmapstack: the one pass over a trace.dat through libtracecmd and
- * libtraceevent: each kmap_stack record decoded as far as the libraries
- * are needed (the event, the task, the call sites' names) and written with
- * its bytes as a message (tracedat.h); the rest is decoded with the
- * layout of the formats, sent first, where the messages are read.
+ * kmapstack: the one pass over a trace.dat through the trace libraries:
+ * each kmap_stack record decoded as far as they are needed (event, task,
+ * call sites' names) and written with its bytes as a message (tracedat.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,8 +19,7 @@
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 int tracecmd_page_size(struct tracecmd_input *handle);
 int tracecmd_cpus(struct tracecmd_input *handle);
-void *tracecmd_record_page(struct tracecmd_input *handle,
-			   struct tep_record *record);
+void *tracecmd_record_page(struct tracecmd_input *h, struct tep_record *r);
 
 /* NR_CPUS at most (Kconfig); libtracecmd walks every CPU for each record */
 #define PASS_MAX_CPUS 8192
@@ -40,27 +37,33 @@ struct pass {
 	char err[1024]; /* the pass's error, if it has one */
 };
 
-/* one message: alen bytes at a, then blen at b (inlined: one per record) */
-static inline __attribute__((always_inline)) void
-dat_write(struct dat_writer *w, uint32_t type, const void *a, size_t alen,
-	  const void *b, size_t blen)
+/* room for a message of len bytes after its head, filled in place */
+static inline void *dat_reserve(struct dat_writer *w, uint32_t type, size_t len)
 {
-	struct wire_head h;
+	struct wire_head *h;
+
+	if (w->n + WIRE_ALIGN(sizeof(*h) + len) > WIRE_BUF_SIZE)
+		w->flush(w);
+	h = (struct wire_head *)(w->b->buf[w->cur] + w->n);
+	h->type = type;
+	h->len = (uint32_t)len;
+	w->n += WIRE_ALIGN(sizeof(*h) + len);
+	return h + 1;
+}
+
+/* one message: the alen bytes at a, then the blen bytes at b */
+static void dat_write(struct dat_writer *w, uint32_t type, const void *a,
+		      size_t alen, const void *b, size_t blen)
+{
 	unsigned char *p;
 
 	if (alen + blen > WIRE_MAX_LEN)
 		blen = WIRE_MAX_LEN - alen;
-	h.type = type;
-	h.len = (uint32_t)(alen + blen);
-	if (w->n + sizeof(h) + h.len > WIRE_BUF_SIZE)
-		w->flush(w);
-	p = w->b->buf[w->cur] + w->n;
-	memcpy(p, &h, sizeof(h));
+	p = dat_reserve(w, type, alen + blen);
 	if (alen)
-		memcpy(p + sizeof(h), a, alen);
+		memcpy(p, a, alen);
 	if (blen)
-		memcpy(p + sizeof(h) + alen, b, blen);
-	w->n += sizeof(h) + h.len;
+		memcpy(p + alen, b, blen);
 }
 
 static void write_text(struct dat_writer *w, uint32_t type, int32_t a,
@@ -85,16 +88,12 @@ static void record(struct pass *p, struct tep_record *rec, int e)
 {
 	struct decoder *d = &p->dec;
 	struct dat_writer *w = p->w;
-	int pid = decoder_pid(d, rec);
-	struct wire_rec m = { .ts = rec->ts,
-			      .cpu = rec->cpu,
-			      .pid = pid,
-			      .e = (uint16_t)e,
-			      .size = (uint16_t)d->l.ev[e].min_size };
+	int pid = decoder_pid(d, rec), size = d->l.ev[e].min_size;
+	int caller = decoder_site_of(d, e, rec->data, DF_CALLER);
+	int map_caller = decoder_site_of(d, e, rec->data, DF_MAP_CALLER);
+	int top_caller = decoder_site_of(d, e, rec->data, DF_TOP_CALLER);
+	struct wire_rec *m;
 
-	m.caller = decoder_site_of(d, e, rec->data, DF_CALLER);
-	m.map_caller = decoder_site_of(d, e, rec->data, DF_MAP_CALLER);
-	m.top_caller = decoder_site_of(d, e, rec->data, DF_TOP_CALLER);
 	/* a site is new only after a miss of the decoder's cache */
 	for (; d->misses != p->misses && w->sites_sent < sites_count();
 	     w->sites_sent++)
@@ -106,7 +105,11 @@ static void record(struct pass *p, struct tep_record *rec, int e)
 			w->pid_sent[pid >> 3] |= 1 << (pid & 7);
 		write_text(w, W_COMM, pid, tep_data_comm_from_pid(d->tep, pid));
 	}
-	dat_write(w, W_REC, &m, sizeof(m), rec->data, m.size);
+	/* in place: a copy reloads the fields' stores by wider loads (slow) */
+	m = dat_reserve(w, W_REC, sizeof(*m) + size);
+	*m = (struct wire_rec){ rec->ts,    rec->cpu,	pid, caller,
+				map_caller, top_caller, e,   size };
+	memcpy(m + 1, rec->data, size);
 }
 
 static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
@@ -117,9 +120,8 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 	int e;
 
 	/*
-	 * A CPU's records come in the order of their offsets in the file; on
-	 * a length that leads back in a corrupt page libtraceevent's kbuffer
-	 * returns the same records for ever: the pass ends at the first.
+	 * A CPU's records come in file order; on a length leading back in a
+	 * corrupt page kbuffer repeats them for ever: the pass ends there.
 	 */
 	if (cpu >= p->cpus)
 		p->at = xgrow_zero(p->at, &p->cpus, cpu + 1, sizeof(*p->at));
@@ -133,10 +135,8 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 	p->at[cpu][0] = p->at[cpu][0] ? p->at[cpu][0] : rec->offset;
 	p->at[cpu][1] = rec->offset;
 	/*
-	 * kbuffer gives a record the length its header claims, checked
-	 * against nothing; libtracecmd holds a page in page size bytes (read
-	 * into a buffer of that size when it cannot map the file): what ends
-	 * past them is malformed, the bytes beyond are not the record's.
+	 * kbuffer trusts a record's length; libtracecmd holds a page in page
+	 * size bytes: a record that ends past them is malformed.
 	 */
 	if (!page || rec->size < 0 ||
 	    (const char *)rec->data - page + rec->size > p->page_size) {

@@ -187,7 +187,7 @@ int dat_stream_buffer(struct dat_stream *s, const unsigned char *buf,
 {
 	struct wire_head h;
 
-	for (size_t at = 0; at < len; at += sizeof(h) + h.len) {
+	for (size_t at = 0; at < len; at += WIRE_ALIGN(sizeof(h) + h.len)) {
 		int ret;
 
 		/* a copy: the child cannot change what is checked */
