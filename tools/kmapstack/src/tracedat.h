@@ -16,12 +16,12 @@
 #include "input.h"
 
 /*
- * The child's messages: it fills two buffers of memory shared with this
- * process in turn; on one pipe it says that a buffer is full (struct
- * wire_full), and it fills a buffer again only when this process has given
- * it back, a byte on the other pipe. A buffer holds whole messages, each a
- * head and len bytes, at multiples of 8 bytes. The reader checks every
- * length, index and field before use.
+ * The child's messages: it fills two buffers shared with this process in
+ * turn, says on one pipe that a buffer is full (struct wire_full) and fills
+ * it again once given back, a byte on the other pipe. A buffer holds whole
+ * messages, each a head and len bytes, then up to 7 bytes of padding to the
+ * next multiple of 8 (messages are filled in place). The reader checks
+ * every length, index and field before use.
  */
 #define WIRE_ALIGN(n) (((n) + 7) & ~(size_t)7)
 enum wire_type {
@@ -37,7 +37,7 @@ enum wire_type {
 
 struct wire_head {
 	uint32_t type;
-	uint32_t len; /* of what follows */
+	uint32_t len; /* of what follows, without the padding */
 };
 
 /* a kmap_stack record, decoded as far as the trace libraries are needed */
@@ -54,13 +54,13 @@ struct wire_lost {
 	int32_t cpu, spare;
 };
 
-/* a message at most: a record (DEC_MAX_RECORD) and its head, a name */
+/* a message at most: a record (struct wire_rec, DEC_MAX_RECORD), a name */
 #define WIRE_MAX_LEN 8192
 
 #define WIRE_BUF_SIZE (1 << 20)
 
 struct wire_bufs {
-	unsigned char buf[2][WIRE_BUF_SIZE];
+	_Alignas(8) unsigned char buf[2][WIRE_BUF_SIZE];
 };
 
 /* buffer i holds len bytes of messages */

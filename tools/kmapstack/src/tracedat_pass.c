@@ -37,7 +37,7 @@ struct pass {
 	char err[1024]; /* the pass's error, if it has one */
 };
 
-/* room for a message of len bytes after its head, filled in place */
+/* room for len <= WIRE_MAX_LEN bytes after a head, 8-aligned, in place */
 static inline void *dat_reserve(struct dat_writer *w, uint32_t type, size_t len)
 {
 	struct wire_head *h;

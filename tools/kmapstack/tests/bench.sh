@@ -52,9 +52,9 @@ SPLIT=$(for i in 1 2 3 4 5; do
 	env KMAPSTACK_MEMSTAT=1 $KMS "$DAT" 2>&1 >/dev/null |
 		sed -n 's/^kmapstack: CPU: \([0-9.]*\) s, its trace.dat readers: \([0-9.]*\) s$/\1 \2/p'
 done | awk '{ p += $1; c += $2 } END { printf "%.3f %.3f", p / NR, c / NR }')
-# the goal's figure: floor and kmapstack in turn, 11 pairs; the median of
-# the pairs' ratios (a busy neighbour on a shared host slows a pair, not
-# one command's every run)
+# the goal's figure: floor and kmapstack in turn (in both orders), 11
+# pairs; the median of the pairs' ratios (a busy neighbour on a shared
+# host slows a pair, not one command's every run)
 PAIRS=$("$PY" - "$FLOOR" "$DAT" $KMS <<'PYEOF'
 import statistics, subprocess, sys, time
 floor, dat, kms = sys.argv[1], sys.argv[2], sys.argv[3:]
@@ -62,7 +62,16 @@ def run(cmd):
     t = time.perf_counter()
     subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
     return time.perf_counter() - t
-r = [run(kms + [dat]) / run([floor, dat]) for i in range(12)][1:]
+r = []
+for i in range(12):  # the order alternates; the first pair is a warm-up
+    if i % 2:
+        f = run([floor, dat])
+        k = run(kms + [dat])
+    else:
+        k = run(kms + [dat])
+        f = run([floor, dat])
+    r.append(k / f)
+r = r[1:]
 print("%.2f %.2f %.2f" % (statistics.median(r), min(r), max(r)))
 PYEOF
 )
