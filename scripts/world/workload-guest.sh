@@ -387,13 +387,14 @@ esp() {
 set -u
 x="src 127.0.0.1 dst 127.0.0.1"
 # (the kernel exempts the loopback from IPsec: disable_xfrm and
-# disable_policy are 1 on lo unless set)
+# disable_policy are 1 on lo unless set; TCP is protocol 6: a minbase root
+# has no /etc/protocols to name it)
 ip link set lo up &&
 echo 0 > /proc/sys/net/ipv4/conf/lo/disable_xfrm &&
 echo 0 > /proc/sys/net/ipv4/conf/lo/disable_policy &&
 ip xfrm state add $x proto esp spi 0x4b4d5301 mode transport aead 'rfc4106(gcm(aes))' "$ESP_KEY" 128 &&
-ip xfrm policy add $x proto tcp dir out tmpl $x proto esp mode transport &&
-ip xfrm policy add $x proto tcp dir in tmpl $x proto esp mode transport || exit 1
+ip xfrm policy add $x proto 6 dir out tmpl $x proto esp mode transport &&
+ip xfrm policy add $x proto 6 dir in tmpl $x proto esp mode transport || exit 1
 python3 "$ESP_PY" "$ESP_SECS" "$ESP_DIR" --plain || exit 1
 bytes=$(ip -s xfrm state | awk '/lifetime current:/ { getline; sub(/\(.*/, "", $1); print $1; exit }')
 echo "esp: ${bytes:-no} byte(s) through the SA"
