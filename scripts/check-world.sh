@@ -217,27 +217,8 @@ EOF
 		"$kmapstack" check --no-progress "$run/trace.dat" > "$run/check.txt" 2>&1 || crc=$?
 		"$kmapstack" report --json --no-progress --max-violations 100000 -o "$run/summary.json" "$run/trace.dat" > /dev/null 2>&1 || true
 		rec "$f" check.seconds $(( $(now) - t0 ))
-		# the unmapping sites of every violation, and of those the kernel's
-		# kmap_violation events gave (source kernel or both)
-		read -r maps unmaps kviol lost viol < <(/usr/bin/python3 - "$run/summary.json" \
-			"$run/violation-sites.txt" "$run/violation-sites-kernel.txt" <<'PY'
-import json, sys
-try:
-    j = json.load(open(sys.argv[1]))
-    s = j["summary"]
-    more = "(%d not shown)\n" % s["not_shown"] if s.get("not_shown") else ""
-    with open(sys.argv[2], "w") as a, open(sys.argv[3], "w") as k:
-        for v in j["violations"]:
-            a.write(v["caller"] + "\n")
-            if v["source"] != "replay":
-                k.write(v["caller"] + "\n")
-        a.write(more)
-        k.write(more)
-    print(s["maps"], s["unmaps"], s["kernel_violation_events"], s["lost_events"], s["violations"])
-except Exception:
-    print("x x x x x")
-PY
-)
+		read -r maps unmaps kviol lost viol < <(/usr/bin/python3 "$KMS_SCRIPTS/world/violation-sites.py" \
+			"$run/summary.json" "$run/violation-sites.txt" "$run/violation-sites-kernel.txt")
 		read -r vknown vnames < <(known_bugs < "$run/violation-sites.txt" 2>/dev/null || echo "0")
 		read -r kknown _ < <(known_bugs < "$run/violation-sites-kernel.txt" 2>/dev/null || echo "0")
 		rec "$f" traced.maps "$maps"; rec "$f" traced.unmaps "$unmaps"

@@ -10,7 +10,8 @@
 #     status 1;
 #   - report_titles: the title of each kmap_stack report in a kernel log;
 #   - report_sites, known_bugs: which reports are of a known bug of the
-#     base kernel, its consequences included;
+#     base kernel, its consequences included; world/violation-sites.py:
+#     the same for the findings of kmapstack check;
 #   - console_text: a console log's interleaved kernel and guest lines
 #     split.
 # Ends with "N passed, N failed".
@@ -105,4 +106,24 @@ same "known_bugs: the bug's report and the depth report its entries fill, not th
 	"2 BUG-2" bash -c ". '$KMS_SCRIPTS/lib.sh'; report_sites '$scratch/sites.log' | known_bugs '$scratch/known.txt'"
 same "known_bugs: plain call sites, one a line" "1 BUG-2" \
 	bash -c ". '$KMS_SCRIPTS/lib.sh'; printf 'romfs_read_folio+0x98/0x110\ncopy_page_to_iter+0x81/0x150\n' | known_bugs '$scratch/known.txt'"
+# violation-sites.py: kmapstack's findings as known_bugs reads them; a
+# traced depth violation whose stack the bug's leaked entries fill is the
+# bug's, one where they are a minority is not
+cat > "$scratch/summary.json" <<'EOT'
+{"summary": {"maps": 9, "unmaps": 8, "kernel_violation_events": 3, "lost_events": 0, "violations": 3},
+ "violations": [
+  {"kind": "unknown", "source": "both", "caller": "romfs_read_folio+0x98", "stack": []},
+  {"kind": "depth", "source": "kernel", "caller": "copy_page_to_iter+0x81",
+   "stack": [{"site": "copy_page_to_iter+0x81"}, {"site": "romfs_read_folio+0x3e"}, {"site": "romfs_read_folio+0x3e"}]},
+  {"kind": "depth", "source": "replay", "caller": "clear_highpages_kasan_tagged+0x47",
+   "stack": [{"site": "clear_highpages_kasan_tagged+0x47"}, {"site": "romfs_read_folio+0x3e"}, {"site": "ext4_readdir+0x10"}]}]}
+EOT
+same "violation-sites.py: the summary's counts" "9 8 3 0 3" \
+	/usr/bin/python3 "$KMS_SCRIPTS/world/violation-sites.py" "$scratch/summary.json" "$scratch/all.txt" "$scratch/kernel.txt"
+same "violation-sites.py + known_bugs: the bug's own and the depth its entries fill, not the half-full one" "2 BUG-2" \
+	bash -c ". '$KMS_SCRIPTS/lib.sh'; known_bugs '$scratch/known.txt' < '$scratch/all.txt'"
+same "violation-sites.py + known_bugs: the kernel's events alone" "2 BUG-2" \
+	bash -c ". '$KMS_SCRIPTS/lib.sh'; known_bugs '$scratch/known.txt' < '$scratch/kernel.txt'"
+same "violation-sites.py: an unreadable summary" "x x x x x" \
+	/usr/bin/python3 "$KMS_SCRIPTS/world/violation-sites.py" "$scratch/none.log" "$scratch/a.txt" "$scratch/k.txt"
 summary
