@@ -81,6 +81,10 @@ kmapstack=$KMS_REPO/tools/kmapstack/kmapstack
 KMS_TREE=$KMAPSTACK_TREE
 ensure_tree
 rev=$(git -C "$KMAPSTACK_TREE" log --oneline base..HEAD 2>/dev/null | wc -l)
+# which series: this repository's last commit of kernel-patch/ (and whether
+# the tree has changed it since)
+series_at=$(git -C "$KMS_REPO" log -1 --format=%h -- kernel-patch/ 2>/dev/null || true)
+[ -z "$(git -C "$KMS_REPO" status --porcelain -- kernel-patch/ 2>/dev/null)" ] || series_at="$series_at + changes"
 
 # suites FLAVOUR OUT TAG: test-suites.sh, figures under TAG
 suites() {
@@ -264,7 +268,7 @@ build() {
 nokms() {
 	local f=$1 nout=$KMS_BUILD/world/out-$1-nokms
 	[ ! -f "$res/$f.txt" ] || sed -i '/^nokms\./d' "$res/$f.txt"
-	rec "$f" nokms.run "$(date -u '+%Y-%m-%d %H:%M') UTC, series of $rev patch(es)"
+	rec "$f" nokms.run "$(date -u '+%Y-%m-%d %H:%M') UTC, series of $rev patch(es) as of ${series_at:-?}"
 	build "$f" "$nout" nokms || return
 	suites "$f" "$nout" nokms
 }
@@ -292,7 +296,7 @@ for f in "${flavours[@]}"; do
 	fi
 	rm -f "$res/$f.txt"
 	untraced=; [ "$maps_goal" = 0 ] || untraced=", untraced rounds to $maps_goal maps"
-	rec "$f" run "$(date -u '+%Y-%m-%d %H:%M') UTC, series of $rev patch(es), stress phases of ${secs}s$untraced"
+	rec "$f" run "$(date -u '+%Y-%m-%d %H:%M') UTC, series of $rev patch(es) as of ${series_at:-?}, stress phases of ${secs}s$untraced"
 	p0=$KMS_PASS f0=$KMS_FAIL
 	out=$KMS_BUILD/world/out-$f
 	build "$f" "$out" || continue
