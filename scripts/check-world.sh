@@ -143,20 +143,22 @@ workload() {
 	# workload it starts back at nice 0 and oom_score_adj 0: the readers
 	# must keep up (a 16 MiB buffer at one priority lost 0.9 M of 13 M
 	# events on amd64; the guest's /tmp is too small for the trace).
+	# the workload's environment, the same in the traced run and in the
+	# untraced rounds
+	local genv="WORLD_PHASES='${KMAPSTACK_WORLD_PHASES:-}' WORLD_SKIP='$skip' WORLD_SKIP_WHY=\"$why\""
 	cat > "$run/guest.sh" <<EOF
 cd $run
 echo -1000 > /proc/self/oom_score_adj
 nice -n -10 trace-cmd record -q -e kmap_stack -b $bufkb -o $run/trace.dat \\
 	nice -n 10 /bin/bash -c 'echo 0 > /proc/self/oom_score_adj; "\$@"; echo \$? > $run/workload.status' workload \\
-	/usr/bin/env WORLD_PHASES='${KMAPSTACK_WORLD_PHASES:-}' WORLD_SKIP='$skip' WORLD_SKIP_WHY="$why" \\
-	/bin/bash $run/workload-guest.sh $run/mods $secs
+	/usr/bin/env $genv /bin/bash $run/workload-guest.sh $run/mods $secs
 [ -f $run/trace.dat ] || { echo "no trace.dat" >&2; exit 1; }
 # untraced rounds: up to $maps_goal mappings since boot, $usecs s at most
 n=0 end=\$((SECONDS + $usecs))
 while m=\$(awk '\$1 == "maps:" {print \$2}' /sys/kernel/debug/kmap_stack/stats) &&
 	[ "\${m:-0}" -lt $maps_goal ] && [ \$SECONDS -lt \$end ]; do
 	n=\$((n + 1))
-	WORLD_UNTRACED=\$n WORLD_PHASES='${KMAPSTACK_WORLD_PHASES:-}' WORLD_SKIP='$skip' /bin/bash $run/workload-guest.sh $run/mods $secs
+	WORLD_UNTRACED=\$n $genv /bin/bash $run/workload-guest.sh $run/mods $secs
 done
 exit \$(cat $run/workload.status 2>/dev/null || echo 99)
 EOF
